@@ -1,0 +1,5 @@
+"""`python -m pith`."""
+
+from pith.cli import main
+
+raise SystemExit(main())

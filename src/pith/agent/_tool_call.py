@@ -1,0 +1,122 @@
+"""One tool call, start to finish, exactly as a model-issued call runs.
+
+Steps: abort check, tool lookup, `prepare_arguments`, schema coercion and validation, the
+`before` hook (which may block), execution, the `after` hook (which may patch the result). Every
+failure along the way becomes an error result: `run_tool_call` never raises for a tool's sake,
+so every call the model made gets a result.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from pith.agent._abort import AbortSignal
+from pith.agent._schema import check, coerce, format_validation_error
+from pith.agent._tool import Tool, ToolError, ToolResult, UpdateCallback, error_result
+from pith.ai import ToolCall
+
+__all__ = ["AfterHook", "BeforeHook", "BlockDecision", "ToolCallOutcome", "run_tool_call"]
+
+
+@dataclass(frozen=True)
+class BlockDecision:
+    """Returned by a `before` hook to stop a call; `reason` becomes the model's error text."""
+
+    reason: str | None = None
+    terminate: bool = False
+
+
+BeforeHook = Callable[[Tool, ToolCall, dict[str, object]], Awaitable[BlockDecision | None]]
+"""Sees the validated arguments (and may change them in place); may block the call."""
+
+AfterHook = Callable[[Tool, ToolCall, dict[str, object], ToolResult], Awaitable[ToolResult | None]]
+"""Sees the result; may return a replacement."""
+
+
+@dataclass
+class ToolCallOutcome:
+    result: ToolResult
+    args: dict[str, object] | None = None
+    """The arguments the tool ran with, after preparation and coercion."""
+    duration_ms: int | None = None
+    """Execution time; None when the call never reached `execute`."""
+
+
+async def run_tool_call(
+    tools: Mapping[str, Tool],
+    call: ToolCall,
+    signal: AbortSignal,
+    on_update: UpdateCallback | None = None,
+    *,
+    before: BeforeHook | None = None,
+    after: AfterHook | None = None,
+) -> ToolCallOutcome:
+    """Run `call` against `tools`; always returns an outcome, never raises for tool failures."""
+    if signal.aborted:
+        return ToolCallOutcome(error_result("Operation aborted"))
+    tool = tools.get(call.name)
+    if tool is None:
+        return ToolCallOutcome(error_result(f"Tool {call.name} not found"))
+    if isinstance(call.arguments_error, str):
+        message = f'Invalid arguments for tool "{call.name}": {call.arguments_error}'
+        return ToolCallOutcome(error_result(message))
+
+    arguments: object = copy.deepcopy(call.arguments)
+    prepare = getattr(tool, "prepare_arguments", None)
+    if callable(prepare):
+        try:
+            arguments = prepare(arguments)
+        except Exception as error:
+            return ToolCallOutcome(error_result(_message(error)))
+    coerced = coerce(tool.parameters, arguments)
+    issues = check(tool.parameters, coerced)
+    if issues:
+        text = format_validation_error(call.name, issues, call.arguments)
+        return ToolCallOutcome(error_result(text))
+    if not isinstance(coerced, dict):  # a schema without "type": "object"
+        message = f'Validation failed for tool "{call.name}": arguments must be a JSON object'
+        return ToolCallOutcome(error_result(message))
+    arguments = coerced
+
+    if before is not None:
+        try:
+            decision = await before(tool, call, arguments)
+        except Exception as error:
+            return ToolCallOutcome(error_result(_message(error)), arguments)
+        if _aborted(signal):  # the hook may have waited on the user
+            return ToolCallOutcome(error_result("Operation aborted"), arguments)
+        if decision is not None:
+            blocked = error_result(decision.reason or "Tool execution was blocked")
+            blocked.terminate = decision.terminate
+            return ToolCallOutcome(blocked, arguments)
+
+    started = time.perf_counter()
+    try:
+        result = await tool.execute(call.id, arguments, signal, on_update)
+    except Exception as error:
+        result = error_result(_message(error))
+    duration_ms = round((time.perf_counter() - started) * 1000)
+
+    if after is not None:
+        try:
+            patched = await after(tool, call, arguments, result)
+        except Exception as error:
+            patched = error_result(_message(error))
+        if patched is not None:
+            result = patched
+    return ToolCallOutcome(result, arguments, duration_ms)
+
+
+def _aborted(signal: AbortSignal) -> bool:
+    return signal.aborted
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, ToolError):
+        return str(error)
+    # Not a failure the tool meant to report: name the exception so the bug is visible.
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -1,0 +1,65 @@
+"""The built-in tools and the output truncation every tool result passes through."""
+
+from __future__ import annotations
+
+from pith.agent import Tool
+from pith.tools.bash import BashTool
+from pith.tools.edit import EditTool
+from pith.tools.find import FindTool
+from pith.tools.grep import GrepTool
+from pith.tools.ls import LsTool
+from pith.tools.output import OutputAccumulator, OutputSnapshot, create_output_file
+from pith.tools.read import ReadTool
+from pith.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    GREP_MAX_LINE_LENGTH,
+    TruncationResult,
+    format_size,
+    truncate_head,
+    truncate_line,
+    truncate_tail,
+)
+from pith.tools.write import WriteTool
+
+__all__ = [
+    "BUILTIN_TOOL_NAMES",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
+    "DEFAULT_TOOL_NAMES",
+    "GREP_MAX_LINE_LENGTH",
+    "BashTool",
+    "EditTool",
+    "FindTool",
+    "GrepTool",
+    "LsTool",
+    "OutputAccumulator",
+    "OutputSnapshot",
+    "ReadTool",
+    "TruncationResult",
+    "WriteTool",
+    "builtin_tools",
+    "create_output_file",
+    "format_size",
+    "truncate_head",
+    "truncate_line",
+    "truncate_tail",
+]
+
+BUILTIN_TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")
+DEFAULT_TOOL_NAMES = ("read", "bash", "edit", "write")
+"""Active unless the user picks others, as in Pi."""
+
+
+def builtin_tools(cwd: str) -> dict[str, Tool]:
+    """Every built-in tool bound to `cwd`, by name, in Pi's order."""
+    tools: list[Tool] = [
+        ReadTool(cwd),
+        BashTool(cwd),
+        EditTool(cwd),
+        WriteTool(cwd),
+        GrepTool(cwd),
+        FindTool(cwd),
+        LsTool(cwd),
+    ]
+    return {tool.name: tool for tool in tools}

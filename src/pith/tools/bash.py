@@ -1,0 +1,385 @@
+"""`bash`: run a command, keep the tail of its output, save the rest (spec: pi-core §2.4).
+
+The command runs in its own process group with stdin closed; stdout and stderr share one pipe so
+they interleave as they happened. Abort and timeout kill the whole group. After the shell exits
+the tool keeps reading while background children still write, and stops once the pipe closes or
+has been quiet for a moment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import math
+import os
+import shutil
+import signal as signals
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import ClassVar
+
+from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback
+from pith.ai import UNSET, TextContent, to_builtins
+from pith.tools._base import BuiltinTool
+from pith.tools.output import OutputAccumulator, OutputSnapshot
+from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+
+__all__ = ["BashTool", "find_shell"]
+
+MAX_TIMEOUT_SECONDS = 2_147_483.647
+UPDATE_INTERVAL_SECONDS = 0.1
+QUIET_AFTER_EXIT_SECONDS = 0.1
+EXIT_POLL_SECONDS = 0.1
+READ_SIZE = 1 << 20
+KILL_DRAIN_SECONDS = 1.0
+
+
+def find_shell(shell_path: str | None = None) -> str:
+    """The shell to run commands with: a configured path, /bin/bash, bash on PATH, then sh."""
+    if shell_path:
+        if os.path.exists(shell_path):
+            return shell_path
+        raise ToolError(f"Configured shell not found: {shell_path}")
+    if os.path.exists("/bin/bash"):
+        return "/bin/bash"
+    return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+
+
+class BashTool(BuiltinTool):
+    name = "bash"
+    label = "bash"
+    description = (
+        "Execute a bash command in the current working directory. Returns stdout and stderr. "
+        f"Output is truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB "
+        "(whichever is hit first). If truncated, full output is saved to a temp file. "
+        "Optionally provide a timeout in seconds."
+    )
+    parameters: ClassVar[dict[str, object]] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "Shell command to execute"},
+            "timeout": {
+                "type": "number",
+                "description": "Timeout in seconds (optional, no default timeout)",
+            },
+        },
+        "required": ["command"],
+    }
+    prompt_snippet = "Execute bash commands (ls, grep, find, etc.)"
+    # The "inspect PITH_* variables" guideline arrives with sessions, which export them.
+
+    def __init__(
+        self,
+        cwd: str,
+        *,
+        shell_path: str | None = None,
+        command_prefix: str | None = None,
+        env: Callable[[], dict[str, str]] | None = None,
+    ) -> None:
+        super().__init__(cwd)
+        self.shell_path = shell_path
+        self.command_prefix = command_prefix
+        self._env = env
+
+    async def execute(
+        self,
+        call_id: str,
+        args: dict[str, object],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+    ) -> ToolResult:
+        command = str(args["command"])
+        timeout = _timeout_seconds(args.get("timeout"))
+        if self.command_prefix:
+            command = f"{self.command_prefix}\n{command}"
+        if not os.path.isdir(self.cwd):
+            raise ToolError(
+                f"Working directory does not exist: {self.cwd}\nCannot execute bash commands."
+            )
+        run = _Run(command, self.cwd, find_shell(self.shell_path), self._env, signal, on_update)
+        return await run.execute(timeout, args.get("timeout"))
+
+
+def _timeout_seconds(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ToolError("Invalid timeout: must be a finite number of seconds")
+    if not math.isfinite(value) or value <= 0:
+        raise ToolError("Invalid timeout: must be a finite number of seconds")
+    if value > MAX_TIMEOUT_SECONDS:
+        raise ToolError(f"Invalid timeout: maximum is {MAX_TIMEOUT_SECONDS} seconds")
+    return float(value)
+
+
+def _seconds_text(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+class _Run:
+    def __init__(
+        self,
+        command: str,
+        cwd: str,
+        shell: str,
+        env: Callable[[], dict[str, str]] | None,
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+    ) -> None:
+        self.command = command
+        self.cwd = cwd
+        self.shell = shell
+        self.env = env() if env is not None else dict(os.environ)
+        self.signal = signal
+        self.on_update = on_update
+        self.output = OutputAccumulator(file_prefix="pith-bash")
+        self.last_update = 0.0
+        self.update_pending = False
+        self.update_timer: asyncio.TimerHandle | None = None
+        self.killed_by: str | None = None
+        self.killed_at = 0.0
+        self.shell_exit: tuple[int, float] | None = None
+        """The shell's exit code and the monotonic time it exited."""
+
+    async def execute(self, seconds: float | None, seconds_arg: object) -> ToolResult:
+        if self.signal.aborted:
+            raise ToolError("Command aborted")
+        if self.on_update is not None:
+            self.on_update(ToolResult(content=[]))
+        started = time.monotonic()
+        read_fd, write_fd = os.pipe()
+        try:
+            # Popen, not asyncio: pith owns the pipe, so it can stop reading (and close it)
+            # while background children still hold the write end. Spawning takes ~1 ms.
+            process = subprocess.Popen(  # noqa: ASYNC220
+                [self.shell, "-c", self.command],
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                start_new_session=True,
+            )
+        except OSError as error:
+            os.close(read_fd)
+            raise ToolError(f"Cannot start {self.shell}: {error.strerror or error}") from None
+        finally:
+            os.close(write_fd)  # the command holds the only write end now
+
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=READ_SIZE)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+        )
+
+        def kill(reason: str) -> None:
+            if self.killed_by is None:
+                self.killed_by = reason
+                self.killed_at = time.monotonic()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signals.SIGKILL)
+
+        unsubscribe = self.signal.on_abort(lambda: kill("abort"))
+        deadline = loop.call_later(seconds, kill, "timeout") if seconds is not None else None
+        try:
+            await self._pump(process, reader)
+            return_code = await _wait_for_exit(process)
+        finally:
+            unsubscribe()
+            if deadline is not None:
+                deadline.cancel()
+            if self.update_timer is not None:
+                self.update_timer.cancel()
+            # Background children may keep running (a dev server, say); they lose our pipe.
+            transport.close()
+        killed_by = self.killed_by
+        shell_exit = self.shell_exit
+        snapshot = self._finish()
+        exit_code = _exit_code(return_code)
+        if killed_by == "abort":
+            raise ToolError(_with_status(self._format(snapshot, "")[0], "Command aborted"))
+        if killed_by == "timeout":
+            status = f"Command timed out after {_seconds_text(seconds_arg)} seconds"
+            if shell_exit is not None and self.killed_at >= shell_exit[1]:
+                status += (
+                    f". The shell exited with code {shell_exit[0]} after "
+                    f"{round(shell_exit[1] - started, 1)} seconds, but background processes "
+                    "it started kept writing output until the timeout."
+                )
+            raise ToolError(_with_status(self._format(snapshot, "")[0], status))
+        text, details = self._format(snapshot, "(no output)")
+        if exit_code != 0:
+            return ToolResult(
+                content=[
+                    TextContent(text=_with_status(text, f"Command exited with code {exit_code}"))
+                ],
+                details=details,
+                is_error=True,
+            )
+        return ToolResult(content=[TextContent(text=text)], details=details)
+
+    async def _pump(self, process: subprocess.Popen[bytes], stream: asyncio.StreamReader) -> None:
+        """Read output until the pipe closes, or the shell is gone and the pipe went quiet.
+
+        Quiet means no output for QUIET_AFTER_EXIT_SECONDS since the later of the shell's exit
+        and the last chunk, so background children that keep writing are still captured.
+        """
+        watch = _ExitWatch(process)
+        last_chunk = time.monotonic()
+        try:
+            while True:
+                now = time.monotonic()
+                if self.killed_by is not None and now - self.killed_at > KILL_DRAIN_SECONDS:
+                    return  # something outside the process group still holds the pipe
+                exit_at = watch.exit_time()
+                wait = EXIT_POLL_SECONDS
+                if exit_at is not None:
+                    if self.shell_exit is None:
+                        self.shell_exit = (_exit_code(watch.code()), exit_at)
+                    wait = QUIET_AFTER_EXIT_SECONDS - (now - max(exit_at, last_chunk))
+                    if wait <= 0:
+                        return
+                try:
+                    async with asyncio.timeout(wait):
+                        chunk = await stream.read(READ_SIZE)
+                except TimeoutError:
+                    continue
+                if not chunk:
+                    return
+                last_chunk = time.monotonic()
+                self.output.append(chunk)
+                self._schedule_update()
+        finally:
+            watch.close()
+
+    def _schedule_update(self) -> None:
+        if self.on_update is None:
+            return
+        self.update_pending = True
+        delay = UPDATE_INTERVAL_SECONDS - (time.monotonic() - self.last_update)
+        if delay <= 0:
+            if self.update_timer is not None:
+                self.update_timer.cancel()
+                self.update_timer = None
+            self._emit_update()
+        elif self.update_timer is None:
+            self.update_timer = asyncio.get_running_loop().call_later(delay, self._emit_update)
+
+    def _emit_update(self) -> None:
+        self.update_timer = None
+        if self.on_update is None or not self.update_pending:
+            return
+        self.update_pending = False
+        self.last_update = time.monotonic()
+        snapshot = self.output.snapshot(persist_if_truncated=True)
+        details: dict[str, object] = {}
+        if snapshot.truncation.truncated:
+            details["truncation"] = to_builtins(snapshot.truncation)
+        if snapshot.full_output_path:
+            details["fullOutputPath"] = snapshot.full_output_path
+        self.on_update(ToolResult(content=[TextContent(text=snapshot.content)], details=details))
+
+    def _finish(self) -> OutputSnapshot:
+        self.output.finish()
+        self._emit_update()
+        snapshot = self.output.snapshot(persist_if_truncated=True)
+        self.output.close_file()
+        return snapshot
+
+    def _format(self, snapshot: OutputSnapshot, empty: str) -> tuple[str, object]:
+        truncation = snapshot.truncation
+        text = snapshot.content or empty
+        if not truncation.truncated:
+            return text, UNSET
+        details = {
+            "truncation": to_builtins(truncation),
+            "fullOutputPath": snapshot.full_output_path,
+        }
+        first = truncation.total_lines - truncation.output_lines + 1
+        last = truncation.total_lines
+        path = snapshot.full_output_path
+        if truncation.last_line_partial:
+            line_size = format_size(self.output.last_line_bytes)
+            text += (
+                f"\n\n[Showing last {format_size(truncation.output_bytes)} of line {last} "
+                f"(line is {line_size}). Full output: {path}]"
+            )
+        elif truncation.truncated_by == "lines":
+            text += (
+                f"\n\n[Showing lines {first}-{last} of {truncation.total_lines}. "
+                f"Full output: {path}]"
+            )
+        else:
+            text += (
+                f"\n\n[Showing lines {first}-{last} of {truncation.total_lines} "
+                f"({format_size(DEFAULT_MAX_BYTES)} limit). Full output: {path}]"
+            )
+        return text, details
+
+
+class _ExitWatch:
+    """Notes the moment the shell exits: a pidfd on Linux, polling elsewhere."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self._exit_at: float | None = None
+        self._pidfd: int | None = None
+        self._loop = asyncio.get_running_loop()
+        pidfd_open = getattr(os, "pidfd_open", None)
+        if pidfd_open is not None:
+            try:
+                self._pidfd = pidfd_open(process.pid)
+            except OSError:
+                self._pidfd = None
+            else:
+                self._loop.add_reader(self._pidfd, self._exited)
+
+    def _exited(self) -> None:
+        if self._exit_at is None:
+            self._exit_at = time.monotonic()
+        self.close()
+
+    def exit_time(self) -> float | None:
+        if self._exit_at is None and self._pidfd is None and self.process.poll() is not None:
+            self._exit_at = time.monotonic()
+        return self._exit_at
+
+    def code(self) -> int:
+        return self.process.wait()  # called once the shell has exited: never blocks
+
+    def close(self) -> None:
+        if self._pidfd is not None:
+            self._loop.remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+def _widen_pipe(descriptor: int) -> None:
+    """Ask Linux for a 1 MB pipe: 16x fewer wakeups than the 64 KB default on loud commands."""
+    set_pipe_size = getattr(fcntl, "F_SETPIPE_SZ", 1031 if sys.platform == "linux" else None)
+    if set_pipe_size is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(descriptor, set_pipe_size, READ_SIZE)
+
+
+async def _wait_for_exit(process: subprocess.Popen[bytes]) -> int:
+    """The shell's return code, polled so the event loop never blocks."""
+    delay = 0.001
+    while (code := process.poll()) is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return code
+
+
+def _with_status(text: str, status: str) -> str:
+    return f"{text}\n\n{status}" if text else status
+
+
+def _exit_code(return_code: int) -> int:
+    """A signal-killed shell reports 128 + the signal number, as shells do."""
+    return 128 - return_code if return_code < 0 else return_code

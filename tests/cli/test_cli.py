@@ -1,0 +1,93 @@
+"""The `pith` command as a user runs it: a real subprocess, no tracebacks, clear exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from pith import __version__
+
+
+def pith(
+    *args: str, cwd: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pith", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_version() -> None:
+    result = pith("--version")
+    assert result.returncode == 0
+    assert result.stdout == f"pith {__version__}\n"
+
+
+def test_help_lists_the_tool_command() -> None:
+    result = pith("--help")
+    assert result.returncode == 0
+    assert "tool" in result.stdout
+
+
+def test_tool_read_prints_the_model_facing_text(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
+    result = pith("tool", "read", '{"path": "notes.txt", "limit": 2}', cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "one\ntwo\n\n[2 more lines in file. Use offset=3 to continue.]\n"
+
+
+def test_tool_json_output_has_content_details_and_error_flag(tmp_path: Path) -> None:
+    result = pith("tool", "bash", '{"command": "exit 7"}', "--json", "--cwd", str(tmp_path))
+    assert result.returncode == 1
+    payload = json.loads(result.stdout)
+    assert payload == {
+        "content": [{"type": "text", "text": "(no output)\n\nCommand exited with code 7"}],
+        "details": None,
+        "isError": True,
+    }
+
+
+def test_tool_arguments_from_stdin(tmp_path: Path) -> None:
+    result = pith("tool", "write", "-", cwd=tmp_path, stdin='{"path": "x.txt", "content": "hey"}')
+    assert result.returncode == 0
+    assert (tmp_path / "x.txt").read_text() == "hey"
+
+
+def test_bad_json_is_a_one_line_error_with_exit_2(tmp_path: Path) -> None:
+    result = pith("tool", "read", "{path: x}", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("pith: tool arguments are not valid JSON")
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_tool_lists_the_available_ones(tmp_path: Path) -> None:
+    result = pith("tool", "delete", "{}", cwd=tmp_path)
+    assert result.returncode == 2
+    assert (
+        "unknown tool 'delete'; available tools: read, bash, edit, write, grep, find, ls"
+        in result.stderr
+    )
+
+
+def test_wrong_argument_type_is_reported_to_the_caller_like_a_model_would_see_it(
+    tmp_path: Path,
+) -> None:
+    result = pith("tool", "read", '{"path": "a.txt", "limit": "ten"}', cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        'Validation failed for tool "read":\n  - limit: expected number, got string'
+        in result.stdout
+    )
+
+
+def test_unknown_command_exits_2() -> None:
+    result = pith("frobnicate")
+    assert result.returncode == 2
+    assert "unknown command 'frobnicate'" in result.stderr
