@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pith import __version__
 
 
 def pith(
-    *args: str, cwd: Path | None = None, stdin: str | None = None
+    *args: str, cwd: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pith", *args],
@@ -20,6 +21,7 @@ def pith(
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
 
 
@@ -87,7 +89,14 @@ def test_wrong_argument_type_is_reported_to_the_caller_like_a_model_would_see_it
     )
 
 
-def test_unknown_command_exits_2() -> None:
-    result = pith("frobnicate")
+def test_a_request_without_any_model_says_how_to_configure_one(tmp_path: Path) -> None:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.endswith("_API_KEY") and key != "PITH_AGENT_DIR"
+    }
+    env["PITH_AGENT_DIR"] = str(tmp_path / "agent")
+    result = pith("-p", "hello", env=env, cwd=tmp_path)
     assert result.returncode == 2
-    assert "unknown command 'frobnicate'" in result.stderr
+    assert result.stderr.startswith("pith: no model configured")
+    assert "docs/providers.md" in result.stderr

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import io
 import struct
+import sys
 import zlib
 from pathlib import Path
 
@@ -181,3 +182,37 @@ def test_abort_stops_a_long_read(tmp_path: Path) -> None:
     tool = ReadTool(str(tmp_path))
     with pytest.raises(ToolError, match=r"^Operation aborted$"):
         asyncio.run(tool.execute("c", {"path": "f.txt"}, controller.signal, None))
+
+
+def test_without_pillow_small_images_pass_and_others_get_a_note(
+    run_tool: RunTool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "PIL", None)  # as if Pillow were not installed
+    (tmp_path / "small.png").write_bytes(_png(4, 3))
+    assert isinstance(run_tool("read", path="small.png").content[1], ImageContent)
+    bmp = (
+        b"BM"
+        + struct.pack("<IHHI", 58, 0, 0, 54)
+        + struct.pack("<IiiHHIIiiII", 40, 1, 1, 1, 24, 0, 4, 0, 0, 0, 0)
+        + b"\x00" * 4
+    )
+    (tmp_path / "pic.bmp").write_bytes(bmp)
+    result = run_tool("read", path="pic.bmp")
+    assert len(result.content) == 1
+    assert "needs Pillow" in result.text()
+    assert "pip install 'pith-agent[images]'" in result.text()
+
+
+def test_os_errors_become_one_line_messages() -> None:
+    import errno
+
+    from pith.tools._files import describe_os_error
+
+    denied = PermissionError(errno.EACCES, "Permission denied")
+    assert describe_os_error(denied, "secret.txt", "read") == (
+        "Permission denied: cannot read secret.txt"
+    )
+    full = OSError(errno.ENOSPC, "No space left on device")
+    assert describe_os_error(full, "big.log", "write") == (
+        "No space left on device while trying to write big.log"
+    )

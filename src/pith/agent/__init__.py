@@ -1,32 +1,81 @@
-"""The agent loop and the contracts it runs on: tools, tool calls, cancellation."""
+"""The agent loop and the contracts it runs on: tools, tool calls, events, cancellation."""
 
 from pith.agent._abort import AbortController, AbortSignal
+from pith.agent._convert import (
+    BRANCH_SUMMARY_PREFIX,
+    BRANCH_SUMMARY_SUFFIX,
+    COMPACTION_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_SUFFIX,
+    bash_execution_text,
+    convert_to_llm,
+)
+from pith.agent._events import (
+    AgentEnd,
+    AgentEvent,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from pith.agent._loop import Agent, AgentOptions, Listener, QueueMode
 from pith.agent._schema import SchemaIssue, check, coerce, format_validation_error
 from pith.agent._tool import Tool, ToolError, ToolResult, UpdateCallback, error_result, text_result
 from pith.agent._tool_call import (
     AfterHook,
     BeforeHook,
     BlockDecision,
+    PreparedCall,
     ToolCallOutcome,
+    execute_prepared,
+    prepare_tool_call,
     run_tool_call,
 )
 
 __all__ = [
+    "BRANCH_SUMMARY_PREFIX",
+    "BRANCH_SUMMARY_SUFFIX",
+    "COMPACTION_SUMMARY_PREFIX",
+    "COMPACTION_SUMMARY_SUFFIX",
     "AbortController",
     "AbortSignal",
     "AfterHook",
+    "Agent",
+    "AgentEnd",
+    "AgentEvent",
+    "AgentOptions",
+    "AgentStart",
     "BeforeHook",
     "BlockDecision",
+    "Listener",
+    "MessageEnd",
+    "MessageStart",
+    "MessageUpdate",
+    "PreparedCall",
+    "QueueMode",
     "SchemaIssue",
     "Tool",
     "ToolCallOutcome",
     "ToolError",
+    "ToolExecutionEnd",
+    "ToolExecutionStart",
+    "ToolExecutionUpdate",
     "ToolResult",
+    "TurnEnd",
+    "TurnStart",
     "UpdateCallback",
+    "bash_execution_text",
     "check",
     "coerce",
+    "convert_to_llm",
     "error_result",
+    "execute_prepared",
     "format_validation_error",
+    "prepare_tool_call",
     "run_tool_call",
     "text_result",
 ]

@@ -18,7 +18,16 @@ from pith.agent._schema import check, coerce, format_validation_error
 from pith.agent._tool import Tool, ToolError, ToolResult, UpdateCallback, error_result
 from pith.ai import ToolCall
 
-__all__ = ["AfterHook", "BeforeHook", "BlockDecision", "ToolCallOutcome", "run_tool_call"]
+__all__ = [
+    "AfterHook",
+    "BeforeHook",
+    "BlockDecision",
+    "PreparedCall",
+    "ToolCallOutcome",
+    "execute_prepared",
+    "prepare_tool_call",
+    "run_tool_call",
+]
 
 
 @dataclass(frozen=True)
@@ -45,16 +54,26 @@ class ToolCallOutcome:
     """Execution time; None when the call never reached `execute`."""
 
 
-async def run_tool_call(
+@dataclass
+class PreparedCall:
+    """A call that passed every check and may now execute."""
+
+    tool: Tool
+    call: ToolCall
+    args: dict[str, object]
+
+
+async def prepare_tool_call(
     tools: Mapping[str, Tool],
     call: ToolCall,
     signal: AbortSignal,
-    on_update: UpdateCallback | None = None,
     *,
     before: BeforeHook | None = None,
-    after: AfterHook | None = None,
-) -> ToolCallOutcome:
-    """Run `call` against `tools`; always returns an outcome, never raises for tool failures."""
+) -> PreparedCall | ToolCallOutcome:
+    """Check `call` (lookup, argument repair, schema, `before` hook).
+
+    Returns what to execute, or the finished (error) outcome when the call must not run.
+    """
     if signal.aborted:
         return ToolCallOutcome(error_result("Operation aborted"))
     tool = tools.get(call.name)
@@ -79,35 +98,59 @@ async def run_tool_call(
     if not isinstance(coerced, dict):  # a schema without "type": "object"
         message = f'Validation failed for tool "{call.name}": arguments must be a JSON object'
         return ToolCallOutcome(error_result(message))
-    arguments = coerced
 
     if before is not None:
         try:
-            decision = await before(tool, call, arguments)
+            decision = await before(tool, call, coerced)
         except Exception as error:
-            return ToolCallOutcome(error_result(_message(error)), arguments)
+            return ToolCallOutcome(error_result(_message(error)), coerced)
         if _aborted(signal):  # the hook may have waited on the user
-            return ToolCallOutcome(error_result("Operation aborted"), arguments)
+            return ToolCallOutcome(error_result("Operation aborted"), coerced)
         if decision is not None:
             blocked = error_result(decision.reason or "Tool execution was blocked")
             blocked.terminate = decision.terminate
-            return ToolCallOutcome(blocked, arguments)
+            return ToolCallOutcome(blocked, coerced)
+    return PreparedCall(tool, call, coerced)
 
+
+async def execute_prepared(
+    prepared: PreparedCall,
+    signal: AbortSignal,
+    on_update: UpdateCallback | None = None,
+    *,
+    after: AfterHook | None = None,
+) -> ToolCallOutcome:
+    """Run a prepared call and the `after` hook; tool failures become error results."""
     started = time.perf_counter()
     try:
-        result = await tool.execute(call.id, arguments, signal, on_update)
+        result = await prepared.tool.execute(prepared.call.id, prepared.args, signal, on_update)
     except Exception as error:
         result = error_result(_message(error))
     duration_ms = round((time.perf_counter() - started) * 1000)
-
     if after is not None:
         try:
-            patched = await after(tool, call, arguments, result)
+            patched = await after(prepared.tool, prepared.call, prepared.args, result)
         except Exception as error:
             patched = error_result(_message(error))
         if patched is not None:
             result = patched
-    return ToolCallOutcome(result, arguments, duration_ms)
+    return ToolCallOutcome(result, prepared.args, duration_ms)
+
+
+async def run_tool_call(
+    tools: Mapping[str, Tool],
+    call: ToolCall,
+    signal: AbortSignal,
+    on_update: UpdateCallback | None = None,
+    *,
+    before: BeforeHook | None = None,
+    after: AfterHook | None = None,
+) -> ToolCallOutcome:
+    """Run `call` against `tools`; always returns an outcome, never raises for tool failures."""
+    prepared = await prepare_tool_call(tools, call, signal, before=before)
+    if isinstance(prepared, ToolCallOutcome):
+        return prepared
+    return await execute_prepared(prepared, signal, on_update, after=after)
 
 
 def _aborted(signal: AbortSignal) -> bool:

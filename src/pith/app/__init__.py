@@ -1,5 +1,30 @@
 """Wiring: sessions, tools, extensions and resources put together, and the run modes."""
 
+from pith.app._events import (
+    AgentSettled,
+    AutoRetryEnd,
+    AutoRetryStart,
+    SessionEvent,
+    event_to_json,
+)
+from pith.app._input import Prompts, build_prompts, read_piped_stdin
+from pith.app._print_mode import failure_line, run_print_mode
+from pith.app._session import AgentSession, SessionListener
 from pith.app._tool_runner import ToolRunError, run_tool
 
-__all__ = ["ToolRunError", "run_tool"]
+__all__ = [
+    "AgentSession",
+    "AgentSettled",
+    "AutoRetryEnd",
+    "AutoRetryStart",
+    "Prompts",
+    "SessionEvent",
+    "SessionListener",
+    "ToolRunError",
+    "build_prompts",
+    "event_to_json",
+    "failure_line",
+    "read_piped_stdin",
+    "run_print_mode",
+    "run_tool",
+]

@@ -12,17 +12,30 @@ _SUBCOMMANDS: dict[str, str] = {
 }
 
 _USAGE = """\
-usage: pith [--version] [--help] <command> [args]
+usage: pith [options] [@file ...] [message ...]
+       pith <command> [args]
 
 pith is a terminal coding agent whose edge is context engineering.
 
+  pith -p "fix the failing test"            answer once and exit
+  pith -p --mode json "..."                 one JSON event per line
+  git diff | pith -p "review this diff"     piped input is prepended
+
+options (see `pith --options` for all):
+  -p, --print           answer once and exit
+  --mode text|json      output format
+  --model PATTERN       id, provider/id or provider/id:thinking
+  --provider ID         openai, anthropic, ollama, or one from models.json
+  --api-key KEY         key for this run
+  --thinking LEVEL      off, minimal, low, medium, high, xhigh, max
+  --tools a,b,+x,-y     choose tools (default: read,bash,edit,write)
+  --no-tools            no tools at all
+  --list-models         list known models
+  --version             print the version and exit
+  --verbose             show Python tracebacks for internal errors
+
 commands:
 {commands}
-
-options:
-  --version   print the version and exit
-  --verbose   show Python tracebacks for internal errors
-  -h, --help  show this help and exit
 
 Run `pith <command> --help` for a command's own options.
 """
@@ -45,13 +58,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pith: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`pith ... | head`): stop quietly, as Unix tools do.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except Exception as error:  # the one place errors become messages
         return _report(error, verbose)
 
 
 def _dispatch(args: list[str]) -> int:
-    if not args or args[0] in ("-h", "--help"):
+    if not args:
+        from pith.cli._agent_command import run as run_agent
+
+        return run_agent(args)
+    if args[0] in ("-h", "--help"):
         print(_usage(), end="")
+        return 0
+    if args[0] == "--options":
+        from pith.cli._agent_command import parser
+
+        parser().print_help()
         return 0
     if args[0] in ("-V", "--version"):
         from pith import __version__
@@ -64,9 +93,9 @@ def _dispatch(args: list[str]) -> int:
 
         runner: Callable[[list[str]], int] = run
         return runner(args[1:])
-    print(f"pith: unknown command {command!r}\n", file=sys.stderr)
-    print(_usage(), end="", file=sys.stderr)
-    return 2
+    from pith.cli._agent_command import run as run_agent
+
+    return run_agent(args)
 
 
 def _report(error: Exception, verbose: bool) -> int:

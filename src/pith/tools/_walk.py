@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = ["GlobError", "list_files", "walk"]
@@ -36,13 +36,19 @@ def list_files(root: str, *, require_git: bool = True) -> Iterator[str]:
     return walk(root, require_git=require_git, globs=["!.git"])
 
 
-def walk(root: str, *, require_git: bool, globs: Sequence[str]) -> Iterator[str]:
+def walk(
+    root: str,
+    *,
+    require_git: bool,
+    globs: Sequence[str],
+    on_error: Callable[[str], None] | None = None,
+) -> Iterator[str]:
     """Like `list_files`, with `globs` as ripgrep's `--glob` overrides, in order.
 
     Raises `GlobError` at once (not on iteration) when a glob is invalid."""
-    rules = (parse_rule(glob, unclosed_class_ok=False) for glob in globs)
+    rules = (_parse_rule(glob, unclosed_class_ok=False) for glob in globs)
     overrides = [rule for rule in rules if rule is not None]
-    return _walk(root, require_git, overrides)
+    return _walk(root, require_git, overrides, on_error)
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ class _Rule:
     dir_only: bool
 
 
-def parse_rule(line: str, *, unclosed_class_ok: bool = True) -> _Rule | None:
+def _parse_rule(line: str, *, unclosed_class_ok: bool = True) -> _Rule | None:
     """One gitignore line as ripgrep reads it; None for blanks and comments.
 
     An unclosed `[` is literal in ignore files; in `--glob` it is an error."""
@@ -80,10 +86,10 @@ def parse_rule(line: str, *, unclosed_class_ok: bool = True) -> _Rule | None:
         glob = "**/" + glob
     if glob.endswith("/**"):
         glob += "/*"
-    return _Rule(glob_regex(glob, unclosed_class_ok=unclosed_class_ok), whitelist, dir_only)
+    return _Rule(_glob_regex(glob, unclosed_class_ok=unclosed_class_ok), whitelist, dir_only)
 
 
-def glob_regex(glob: str, *, unclosed_class_ok: bool = True) -> re.Pattern[bytes]:
+def _glob_regex(glob: str, *, unclosed_class_ok: bool = True) -> re.Pattern[bytes]:
     """globset's regex for `glob` (`*` stops at `/`, `\\` escapes); matches path bytes."""
     branches: list[list[str]] = [[]]
     opened: list[int] = []
@@ -216,7 +222,7 @@ def _read_rules(path: str) -> tuple[_Rule, ...]:
         except UnicodeDecodeError:
             break  # ripgrep stops reading an ignore file at its first non-UTF-8 line
         try:
-            rule = parse_rule(text.lstrip("\ufeff") if number == 0 else text)
+            rule = _parse_rule(text.lstrip("\ufeff") if number == 0 else text)
         except GlobError:
             continue
         if rule is not None:
@@ -235,19 +241,19 @@ class _Dir:
 
 
 def _load_dir(path: str, require_git: bool, cwd: str, strip: int, prepend: bytes) -> _Dir:
+    """The rules of directory `path`; `cwd` is the walk's root, where ripgrep would run."""
     rules = tuple(_read_rules(os.path.join(path, name)) for name in (".rgignore", ".ignore"))
     git = os.path.join(path, ".git")
     has_git = False
     exclude_dir: str | None = git
-    if require_git:
+    if require_git:  # only then does ripgrep look at `.git` (a directory, or a worktree's file)
         try:
-            is_file = stat.S_ISREG(os.stat(git).st_mode)
+            git_is_file = stat.S_ISREG(os.stat(git).st_mode)
             has_git = True
         except OSError:
-            is_file = False
+            git_is_file = False
         has_git = has_git or os.path.exists(os.path.join(path, ".jj"))
-        if is_file:
-            exclude_dir = _common_dir(git, cwd)
+        exclude_dir = _common_dir(git, cwd) if git_is_file else git
     rules += (_read_rules(os.path.join(path, ".gitignore")),)
     exclude = _read_rules(os.path.join(exclude_dir, "info", "exclude")) if exclude_dir else ()
     return _Dir((*rules, exclude), has_git, strip, prepend)
@@ -302,7 +308,7 @@ def _parents(root: str, require_git: bool) -> tuple[_Dir, ...]:
 class _Matcher:
     """Decides whether a path under the root is skipped, given its directory's chain."""
 
-    def __init__(self, root: str, require_git: bool, overrides: Sequence[_Rule]) -> None:
+    def __init__(self, require_git: bool, overrides: Sequence[_Rule]) -> None:
         self.require_git = require_git
         self.overrides = overrides
         self.override_whitelist = any(not rule.whitelist for rule in overrides)
@@ -328,20 +334,29 @@ class _Matcher:
         return next((verdict for verdict in found if verdict is not None), False)
 
 
-def _entries(path: str) -> list[os.DirEntry[str]]:
+def _entries(path: str, on_error: Callable[[str], None] | None) -> list[os.DirEntry[str]]:
+    """A directory's entries in ripgrep's `--sort path` order."""
     try:
         with os.scandir(path) as entries:
             return sorted(entries, key=lambda entry: os.fsencode(entry.name))
-    except OSError:
-        return []  # ripgrep reports unreadable directories and goes on
+    except OSError as error:
+        # ripgrep reports unreadable directories and goes on; so does this walk.
+        if on_error is not None:
+            on_error(f"{path}: {error.strerror or error}")
+        return []
 
 
-def _walk(root: str, require_git: bool, overrides: Sequence[_Rule]) -> Iterator[str]:
+def _walk(
+    root: str,
+    require_git: bool,
+    overrides: Sequence[_Rule],
+    on_error: Callable[[str], None] | None = None,
+) -> Iterator[str]:
     if not os.path.isdir(root):
         return
-    matcher = _Matcher(root, require_git, overrides)
+    matcher = _Matcher(require_git, overrides)
     chain = (_load_dir(root, require_git, root, 0, b""), *_parents(root, require_git))
-    stack = [(iter(_entries(root)), chain, "")]
+    stack = [(iter(_entries(root, on_error)), chain, "")]
     while stack:
         entries, chain, prefix = stack[-1]
         entry = next(entries, None)
@@ -355,6 +370,6 @@ def _walk(root: str, require_git: bool, overrides: Sequence[_Rule]) -> Iterator[
             continue
         if is_dir:
             node = _load_dir(entry.path, require_git, root, len(path) + 1, b"")
-            stack.append((iter(_entries(entry.path)), (node, *chain), relative + "/"))
+            stack.append((iter(_entries(entry.path, on_error)), (node, *chain), relative + "/"))
         elif entry.is_file(follow_symlinks=False):
             yield relative

@@ -237,18 +237,27 @@ class GrepTool(BuiltinTool):
             return os.path.basename(path)
 
         collector = GrepCollector(limit, context, format_path)
-        options = {
-            "ignore_case": args.get("ignoreCase") is True,
-            "literal": args.get("literal") is True,
-            "glob": glob_text,
-            "context": context,
-        }
+        ignore_case = args.get("ignoreCase") is True
+        literal = args.get("literal") is True
         rg = find_rg()
+        warning: str | None = None
         if rg is None:
             from pith.tools._grep_fallback import search
 
+            problems: list[str] = []
+
             def run_fallback() -> None:
-                for event in search(pattern, search_path, is_directory, **options):  # type: ignore[arg-type]
+                events = search(
+                    pattern,
+                    search_path,
+                    is_directory,
+                    ignore_case=ignore_case,
+                    literal=literal,
+                    glob=glob_text,
+                    context=context,
+                    warnings=problems,
+                )
+                for event in events:
                     if signal.aborted:
                         raise ToolError("Operation aborted")
                     collector.add(event)
@@ -256,18 +265,25 @@ class GrepTool(BuiltinTool):
                         return
 
             await asyncio.to_thread(run_fallback)
+            warning = problems[0] if problems else None
         else:
             target = "." if is_directory else search_path
-            arguments = rg_arguments(pattern, target, **options)  # type: ignore[arg-type]
+            arguments = rg_arguments(
+                pattern,
+                target,
+                ignore_case=ignore_case,
+                literal=literal,
+                glob=glob_text,
+                context=context,
+            )
             cwd = search_path if is_directory else None
             warning = await _run_rg(rg, arguments, cwd, collector, signal)
-            if warning:
-                result = collector.result()
-                block = result.content[0]
-                assert isinstance(block, TextContent)
-                block.text += f"\n\n[Some paths could not be searched: {warning}]"
-                return result
-        return collector.result()
+        result = collector.result()
+        if warning:
+            block = result.content[0]
+            assert isinstance(block, TextContent)
+            block.text += f"\n\n[Some paths could not be searched: {warning}]"
+        return result
 
 
 def _whole(value: object, default: int) -> int:

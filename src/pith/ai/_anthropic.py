@@ -1,0 +1,325 @@
+"""Anthropic Messages, through the official `anthropic` SDK (imported only when used).
+
+The raw event stream is mapped onto `MessageBuilder`: Anthropic numbers its content blocks and
+opens and closes them one at a time (`content_block_start` / `_delta` / `_stop`), the stop
+reason arrives in `message_delta`, and `message_stop` marks a complete reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, cast
+
+from pith.ai._abortable import Aborted, until_aborted
+from pith.ai._anthropic_convert import build_request, request_headers
+from pith.ai._builder import MessageBuilder
+from pith.ai._messages import StopReason, Usage
+from pith.ai._models import Model
+from pith.ai._openai_compat import retry_after_seconds
+from pith.ai._stream import Context, StreamEvent, StreamOptions, TextDelta
+
+if TYPE_CHECKING:
+    import anthropic
+
+__all__ = ["AnthropicProvider", "map_stop_reason"]
+
+JsonObject = dict[str, object]
+
+STREAM_ENDED = "Stream ended before message_stop"
+REFUSED = "The model refused to complete the request"
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",  # a paused server-side tool turn; sending the reply back resumes it
+    "max_tokens": "length",
+    "tool_use": "toolUse",
+}
+
+
+def map_stop_reason(reason: str, details: object = None) -> tuple[StopReason, str | None]:
+    """pith's stop reason for Anthropic's, and the error message when it is an error."""
+    if reason in _STOP_REASONS:
+        return _STOP_REASONS[reason], None
+    if reason == "refusal":
+        explanation = details.get("explanation") if isinstance(details, dict) else None
+        return "error", explanation if isinstance(explanation, str) and explanation else REFUSED
+    # Unknown reasons are errors that name the reason; `model_context_window_exceeded` thereby
+    # reads as a context overflow (compaction), not as a short answer.
+    return "error", f"Unhandled stop reason: {reason}"
+
+
+class AnthropicProvider:
+    """Streams replies from the Anthropic Messages API (or a server speaking it)."""
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions
+    ) -> AsyncIterator[StreamEvent]:
+        builder = MessageBuilder(model)
+        try:
+            import anthropic
+        except ImportError:
+            for event in builder.fail("the `anthropic` package is missing: pip install anthropic"):
+                yield event
+            return
+        for event in builder.start():
+            yield event
+        state = _EventState(builder)
+        client: anthropic.AsyncAnthropic | None = None
+        try:
+            body = build_request(
+                model,
+                context,
+                max_tokens=options.max_tokens,
+                thinking=options.thinking,
+                temperature=options.temperature,
+            )
+            if options.on_payload is not None:
+                replaced = options.on_payload(body)
+                if replaced is not None:
+                    body = {**replaced, "stream": True}
+            client = anthropic.AsyncAnthropic(
+                api_key=options.api_key or "no-key",
+                base_url=model.base_url or None,
+                default_headers=request_headers(model, options.thinking, options.headers),
+                max_retries=0,
+                timeout=options.timeout_seconds or 600.0,
+            )
+            events = _events(client, body)
+            async for raw in until_aborted(events, options.signal):
+                for event in state.take(raw):
+                    yield event
+            final = state.finish()
+        except Aborted:
+            final = builder.fail("Request was aborted", aborted=True)
+        except anthropic.APIStatusError as error:
+            headers = dict(error.response.headers) if error.response is not None else {}
+            final = builder.fail(_status_message(error), retry_after=retry_after_seconds(headers))
+        except anthropic.APITimeoutError:
+            final = builder.fail("Request timed out")
+        except anthropic.APIConnectionError as error:
+            final = builder.fail(_connection_message(error))
+        except Exception as error:
+            final = builder.fail(_unexpected_message(error, state))
+        finally:
+            if client is not None:
+                await client.close()
+        for event in final:
+            yield event
+
+
+async def _events(client: anthropic.AsyncAnthropic, body: JsonObject) -> AsyncIterator[JsonObject]:
+    """The raw stream events of one request, as plain dicts (`ping` is skipped by the SDK)."""
+    rest = {key: value for key, value in body.items() if key not in _TYPED_KEYS}
+    stream = await client.messages.create(
+        model=cast(Any, body.get("model")),
+        messages=cast(Any, body.get("messages")),
+        max_tokens=cast(Any, body.get("max_tokens")),
+        stream=True,
+        extra_body=rest,
+    )
+    try:
+        async for event in stream:
+            yield event.to_dict(warnings=False)
+    finally:
+        await stream.close()
+
+
+_TYPED_KEYS = frozenset({"model", "messages", "max_tokens", "stream"})
+
+
+def _status_message(error: object) -> str:
+    """`<status> <message>` from an API error body (`{"error": {"type", "message"}}`)."""
+    status = getattr(error, "status_code", None)
+    body = getattr(error, "body", None)
+    kind = detail = ""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            detail = str(inner["message"]) if isinstance(inner.get("message"), str) else ""
+            kind = str(inner["type"]) if isinstance(inner.get("type"), str) else ""
+        elif isinstance(inner, str):
+            detail = inner
+    if not detail:
+        detail = str(getattr(error, "message", "")) or "no details"
+    if isinstance(status, int) and 200 <= status < 300:
+        # An `error` event inside a started stream: the HTTP status says nothing, the type does.
+        return f"{kind}: {detail}" if kind else detail
+    return f"{status} {detail}" if status is not None else detail
+
+
+def _connection_message(error: BaseException) -> str:
+    reason = error.__cause__ or error.__context__
+    text = str(error) or "Connection error."
+    if reason is not None and str(reason) and str(reason) not in text:
+        return f"{text} {reason}"
+    return text
+
+
+def _unexpected_message(error: Exception, state: _EventState) -> str:
+    text = f"{type(error).__name__}: {error}"
+    if state.started and not state.stopped and _is_transport_error(error):
+        # The connection dropped mid-reply (the SDK passes the HTTP client's error through).
+        return f"{STREAM_ENDED} ({text})"
+    return text
+
+
+def _is_transport_error(error: BaseException) -> bool:
+    return any(
+        cls.__name__ in ("TransportError", "StreamError") and cls.__module__.startswith("httpx")
+        for cls in type(error).__mro__
+    )
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class _EventState:
+    """Maps raw Messages stream events onto the builder."""
+
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.builder = builder
+        self.blocks: dict[int, tuple[str, int]] = {}
+        """Anthropic's block index -> (block type, the builder's content index)."""
+        self.counts = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+        self.reasoning: int | None = None
+        self.stop_reason: str | None = None
+        self.stop_details: object = None
+        self.started = False
+        self.stopped = False
+
+    def take(self, event: JsonObject) -> list[StreamEvent]:
+        kind = event.get("type")
+        if kind == "message_start":
+            self._message_start(event.get("message"))
+        elif kind == "content_block_start":
+            return self._block_start(event)
+        elif kind == "content_block_delta":
+            return self._block_delta(event)
+        elif kind == "content_block_stop":
+            index = _int(event.get("index"))
+            block = self.blocks.pop(index, None) if index is not None else None
+            return self.builder.end_block(block[1]) if block is not None else []
+        elif kind == "message_delta":
+            delta = event.get("delta")
+            if isinstance(delta, dict) and isinstance(delta.get("stop_reason"), str):
+                self.stop_reason = str(delta["stop_reason"])
+                self.stop_details = delta.get("stop_details")
+            self._usage(event.get("usage"))
+        elif kind == "message_stop":
+            self.stopped = True
+        return []
+
+    def _message_start(self, message: object) -> None:
+        self.started = True
+        if not isinstance(message, dict):
+            return
+        built = self.builder.message
+        if isinstance(message.get("id"), str):
+            built.response_id = str(message["id"])
+        served = message.get("model")
+        if isinstance(served, str) and served and served != built.model:
+            built.response_model = served
+        self._usage(message.get("usage"))
+
+    def _usage(self, raw: object) -> None:
+        if not isinstance(raw, dict):
+            return
+        fields = {
+            "input": "input_tokens",
+            "output": "output_tokens",
+            "cache_read": "cache_read_input_tokens",
+            "cache_write": "cache_creation_input_tokens",
+        }
+        for name, key in fields.items():
+            value = _int(raw.get(key))
+            if value is not None:  # proxies may leave out counts they sent in message_start
+                self.counts[name] = value
+        details = raw.get("output_tokens_details")
+        if isinstance(details, dict) and _int(details.get("thinking_tokens")) is not None:
+            self.reasoning = _int(details.get("thinking_tokens"))
+        counts = self.counts
+        usage = Usage(
+            input=counts["input"],
+            output=counts["output"],
+            cache_read=counts["cache_read"],
+            cache_write=counts["cache_write"],
+            total_tokens=sum(counts.values()),
+        )
+        if self.reasoning is not None:
+            usage.reasoning = self.reasoning
+        self.builder.set_usage(usage)
+
+    def _block_start(self, event: JsonObject) -> list[StreamEvent]:
+        index = _int(event.get("index"))
+        block = event.get("content_block")
+        if index is None or not isinstance(block, dict):
+            return []
+        builder = self.builder
+        kind = block.get("type")
+        events: list[StreamEvent]
+        if kind == "text":
+            text = block.get("text")
+            events = [
+                e
+                for e in builder.text(text if isinstance(text, str) else "")
+                if not (isinstance(e, TextDelta) and not e.delta)
+            ]
+            content_index = len(builder.message.content) - 1
+        elif kind == "thinking":
+            thinking = block.get("thinking")
+            events = builder.thinking(thinking if isinstance(thinking, str) else "")
+            content_index = len(builder.message.content) - 1
+            signature = block.get("signature")
+            if isinstance(signature, str) and signature:
+                builder.thinking_signature(signature)
+        elif kind == "redacted_thinking":
+            data = block.get("data")
+            # Opened and closed at once: the opaque payload arrives whole.
+            return builder.redacted_thinking(data if isinstance(data, str) else "")
+        elif kind == "tool_use":
+            call_id, name = block.get("id"), block.get("name")
+            content_index, events = builder.tool_call_start(
+                call_id if isinstance(call_id, str) else f"toolu_{index}",
+                name if isinstance(name, str) else "",
+            )
+        else:
+            return []  # server tools, citations, ...: nothing pith shows or replays
+        self.blocks[index] = (str(kind), content_index)
+        return events
+
+    def _block_delta(self, event: JsonObject) -> list[StreamEvent]:
+        index = _int(event.get("index"))
+        delta = event.get("delta")
+        block = self.blocks.get(index) if index is not None else None
+        if block is None or not isinstance(delta, dict):
+            return []
+        block_kind, content_index = block
+        builder = self.builder
+        kind = delta.get("type")
+        if kind == "text_delta" and block_kind == "text":
+            text = delta.get("text")
+            return builder.text(text) if isinstance(text, str) and text else []
+        if kind == "thinking_delta" and block_kind == "thinking":
+            thinking = delta.get("thinking")
+            return builder.thinking(thinking) if isinstance(thinking, str) and thinking else []
+        if kind == "signature_delta" and block_kind == "thinking":
+            signature = delta.get("signature")
+            if isinstance(signature, str):
+                builder.thinking_signature(signature)
+            return []
+        if kind == "input_json_delta" and block_kind == "tool_use":
+            piece = delta.get("partial_json")
+            return builder.tool_call_args(content_index, piece) if isinstance(piece, str) else []
+        return []
+
+    def finish(self) -> list[StreamEvent]:
+        builder = self.builder
+        if self.stop_reason is None or not self.stopped:
+            return builder.fail(STREAM_ENDED)
+        stop, error = map_stop_reason(self.stop_reason, self.stop_details)
+        builder.message.raw_stop_reason = self.stop_reason
+        if error is not None:
+            return builder.fail(error)
+        return builder.done(stop, self.stop_reason)

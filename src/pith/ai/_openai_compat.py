@@ -1,0 +1,254 @@
+"""OpenAI chat completions, through the official `openai` SDK (imported only when used).
+
+Serves OpenAI itself and every compatible server: Ollama, vLLM, llama.cpp, LM Studio, OpenRouter,
+Groq, DeepSeek, ... Thinking arrives in `reasoning_content` / `reasoning` / `reasoning_text`;
+tool-call arguments arrive as JSON pieces keyed by `index`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
+
+from pith.ai._abortable import Aborted, until_aborted
+from pith.ai._builder import MessageBuilder
+from pith.ai._messages import StopReason, Usage
+from pith.ai._models import Model
+from pith.ai._openai_convert import REASONING_FIELDS, build_request
+from pith.ai._stream import Context, StreamEvent, StreamOptions
+
+__all__ = ["OpenAICompatProvider", "parse_usage", "retry_after_seconds"]
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "end": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+}
+
+
+def parse_usage(raw: Mapping[str, object]) -> Usage:
+    """Token counts from an OpenAI-style `usage` object; cached tokens are not input."""
+    prompt = _int(raw.get("prompt_tokens"))
+    details = raw.get("prompt_tokens_details")
+    cache_read = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cache_read = (
+        cache_read or _int(raw.get("prompt_cache_hit_tokens")) or _int(raw.get("cached_tokens"))
+    )
+    cache_write = _int(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
+    output = _int(raw.get("completion_tokens"))
+    completion = raw.get("completion_tokens_details")
+    reasoning = _int(completion.get("reasoning_tokens")) if isinstance(completion, dict) else 0
+    fresh = max(0, prompt - cache_read - cache_write)
+    return Usage(
+        input=fresh,
+        output=output,
+        cache_read=cache_read,
+        cache_write=cache_write,
+        reasoning=reasoning or _int(raw.get("reasoning_tokens")),
+        total_tokens=fresh + output + cache_read + cache_write,
+    )
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """The wait a server asked for, from `retry-after-ms` or `retry-after` (seconds or a date)."""
+    lowered = {key.lower(): value for key, value in headers.items()}
+    if "retry-after-ms" in lowered:
+        try:
+            return float(lowered["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    import time
+
+    return max(0.0, when.timestamp() - time.time())
+
+
+class OpenAICompatProvider:
+    """Streams replies from any OpenAI-compatible chat-completions endpoint."""
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions
+    ) -> AsyncIterator[StreamEvent]:
+        builder = MessageBuilder(model)
+        try:
+            import openai
+        except ImportError:
+            for event in builder.fail("the `openai` package is missing: pip install openai"):
+                yield event
+            return
+        body = build_request(
+            model,
+            context,
+            max_tokens=options.max_tokens,
+            thinking=options.thinking,
+            temperature=options.temperature,
+        )
+        if options.on_payload is not None:
+            replaced = options.on_payload(body)
+            if replaced is not None:
+                body = replaced
+        client = openai.AsyncOpenAI(
+            api_key=options.api_key or "no-key",
+            base_url=model.base_url or None,
+            default_headers=options.headers or None,
+            max_retries=0,
+            timeout=options.timeout_seconds or 600.0,
+        )
+        rest = {
+            key: value for key, value in body.items() if key not in ("model", "messages", "stream")
+        }
+
+        async def chunks() -> AsyncIterator[dict[str, object]]:
+            stream = await client.chat.completions.create(
+                model=str(body["model"]),
+                messages=cast(Any, body["messages"]),
+                stream=True,
+                extra_body=rest,
+            )
+            async for chunk in stream:
+                yield chunk.model_dump(exclude_none=True)
+
+        for event in builder.start():
+            yield event
+        state = _ChunkState(builder)
+        try:
+            async for chunk in until_aborted(chunks(), options.signal):
+                for event in state.take(chunk):
+                    yield event
+            events = state.finish()
+        except Aborted:
+            events = builder.fail("Request was aborted", aborted=True)
+        except openai.APIStatusError as error:
+            headers = dict(error.response.headers) if error.response is not None else {}
+            events = builder.fail(_status_message(error), retry_after=retry_after_seconds(headers))
+        except openai.APITimeoutError:
+            events = builder.fail("Request timed out")
+        except openai.APIConnectionError as error:
+            events = builder.fail(_connection_message(error))
+        except Exception as error:
+            events = builder.fail(f"{type(error).__name__}: {error}")
+        finally:
+            await client.close()
+        for event in events:
+            yield event
+
+
+def _status_message(error: object) -> str:
+    status = getattr(error, "status_code", None)
+    body = getattr(error, "body", None)
+    detail = ""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            detail = str(inner["message"])
+        elif isinstance(inner, str):
+            detail = inner
+    if not detail:
+        detail = str(getattr(error, "message", "")) or "no details"
+    return f"{status} {detail}" if status is not None else detail
+
+
+def _connection_message(error: BaseException) -> str:
+    reason = error.__cause__ or error.__context__
+    text = str(error) or "Connection error."
+    if reason is not None and str(reason) and str(reason) not in text:
+        return f"{text} {reason}"
+    return text
+
+
+class _ChunkState:
+    """Maps chat-completion chunks onto the builder."""
+
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.builder = builder
+        self.finish_reason: str | None = None
+        self.tool_blocks: dict[int, int] = {}
+        """Stream index of each tool call -> its content index."""
+
+    def take(self, chunk: dict[str, object]) -> list[StreamEvent]:
+        builder = self.builder
+        message = builder.message
+        if isinstance(chunk.get("id"), str) and not isinstance(message.response_id, str):
+            message.response_id = str(chunk["id"])
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            builder.set_usage(parse_usage(usage))
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return []
+        choice = choices[0]
+        if isinstance(choice.get("usage"), dict) and not isinstance(usage, dict):
+            builder.set_usage(parse_usage(choice["usage"]))
+        if isinstance(choice.get("finish_reason"), str):
+            self.finish_reason = choice["finish_reason"]
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            return []
+        events: list[StreamEvent] = []
+        for field in REASONING_FIELDS:
+            value = delta.get(field)
+            if isinstance(value, str) and value:
+                events.extend(builder.thinking(value, field))
+                break
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            events.extend(builder.text(content))
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):
+            for call in calls:
+                if isinstance(call, dict):
+                    events.extend(self._tool_call(call))
+        return events
+
+    def _tool_call(self, call: dict[str, object]) -> list[StreamEvent]:
+        stream_index = call.get("index")
+        key = stream_index if isinstance(stream_index, int) else len(self.tool_blocks)
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        assert isinstance(function, dict)
+        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        events: list[StreamEvent] = []
+        if key not in self.tool_blocks:
+            call_id = call.get("id") if isinstance(call.get("id"), str) else f"call_{key}"
+            index, started = self.builder.tool_call_start(str(call_id), str(name))
+            self.tool_blocks[key] = index
+            events.extend(started)
+        index = self.tool_blocks[key]
+        block = self.builder.tool_call(index)
+        if name and not block.name:
+            block.name = str(name)
+        arguments = function.get("arguments")
+        events.extend(
+            self.builder.tool_call_args(index, arguments if isinstance(arguments, str) else "")
+        )
+        return events
+
+    def finish(self) -> list[StreamEvent]:
+        builder = self.builder
+        if self.finish_reason is None:
+            if builder.message.content:
+                return builder.fail("Stream ended without finish_reason")
+            return builder.fail("The server closed the stream without sending a reply")
+        stop = _STOP_REASONS.get(self.finish_reason)
+        if stop is None:
+            return builder.fail(f"Provider finish_reason: {self.finish_reason}")
+        if stop == "stop" and builder.has_tool_calls():
+            stop = "toolUse"  # some servers (Ollama) say "stop" after tool calls
+        return builder.done(stop, self.finish_reason)

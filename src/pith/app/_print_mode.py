@@ -1,0 +1,92 @@
+"""Print and JSON modes: run the prompts once, write the answer (or every event), exit.
+
+Text mode writes the final assistant text. JSON mode writes a header line, then one JSON object
+per event in Pi's shapes. Either way the exit code is 1, with one line on stderr, when the
+provider failed, the run was aborted, or the reply was cut by the output limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from typing import Literal, TextIO
+
+from pith.ai import AssistantMessage, TextContent, is_context_overflow
+from pith.app._events import SessionEvent, event_to_json
+from pith.app._input import Prompts
+from pith.app._session import AgentSession
+
+__all__ = ["failure_line", "run_print_mode"]
+
+
+def failure_line(reply: AssistantMessage | None, context_window: int) -> str | None:
+    """The one-line error for a reply that did not succeed, or None."""
+    if reply is None:
+        return "The model did not reply."
+    error = reply.error_message if isinstance(reply.error_message, str) else ""
+    if reply.stop_reason == "aborted":
+        return "Aborted."
+    if reply.stop_reason == "error":
+        if is_context_overflow(reply, context_window):
+            return (
+                f"Context overflow: the conversation no longer fits the model's "
+                f"{context_window}-token window ({error})"
+            )
+        return error or "The request failed."
+    if reply.stop_reason == "length":
+        return "Response was truncated: the model reached its output token limit."
+    return None
+
+
+async def run_print_mode(
+    session: AgentSession,
+    prompts: Prompts,
+    mode: Literal["text", "json"],
+    header: dict[str, object] | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run every prompt in order; returns the process exit code."""
+    stdout = out or sys.stdout
+    stderr = err or sys.stderr
+    if mode == "json":
+        if header is not None:
+            stdout.write(json.dumps(header, ensure_ascii=False) + "\n")
+
+        def write(event: SessionEvent) -> None:
+            payload = event_to_json(event, will_retry=session.will_retry)
+            stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+            stdout.flush()
+
+        session.subscribe(write)
+    loop = asyncio.get_running_loop()
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, session.abort)
+            installed.append(signum)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        reply: AssistantMessage | None = None
+        queue = ([prompts.first] if prompts.first is not None else []) + prompts.rest
+        for index, text in enumerate(queue):
+            images = prompts.images if index == 0 else []
+            reply = await session.prompt(text, images)
+            if reply is None or reply.stop_reason in ("error", "aborted"):
+                break
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+    problem = failure_line(reply, session.model.context_window)
+    if mode == "text" and reply is not None and reply.stop_reason not in ("error", "aborted"):
+        for block in reply.content:
+            if isinstance(block, TextContent):
+                stdout.write(block.text + "\n")
+        stdout.flush()
+    if problem is not None:
+        stderr.write(f"pith: {problem}\n")
+        return 1
+    return 0

@@ -1,0 +1,18 @@
+"""Standing instructions: settings, context files, skills, templates, trust, the system prompt."""
+
+from pith.resources.paths import AGENT_DIR_ENV, agent_dir
+from pith.resources.system_prompt import (
+    PREAMBLE,
+    PromptTool,
+    SystemPromptOptions,
+    build_system_prompt,
+)
+
+__all__ = [
+    "AGENT_DIR_ENV",
+    "PREAMBLE",
+    "PromptTool",
+    "SystemPromptOptions",
+    "agent_dir",
+    "build_system_prompt",
+]

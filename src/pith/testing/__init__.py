@@ -1,0 +1,25 @@
+"""Test helpers that exercise pith over real HTTP: the scripted fake model server.
+
+`FakeServer` runs it in-process; `FakeServer.subprocess(...)` (a `FakeServerProcess`) or
+`python -m pith.testing.fake_server --script FILE` runs it as a process. The script format is
+documented in `pith.testing.fake_server`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pith.testing.fake_server import FakeServer, FakeServerProcess, ScriptError
+
+__all__ = ["FakeServer", "FakeServerProcess", "ScriptError"]
+
+
+def __getattr__(name: str) -> object:
+    # Imported lazily so that `python -m pith.testing.fake_server` does not find the module
+    # already imported by its package (runpy warns, and the module would exist twice).
+    if name in __all__:
+        from pith.testing import fake_server
+
+        return getattr(fake_server, name)
+    raise AttributeError(f"module 'pith.testing' has no attribute {name!r}")
