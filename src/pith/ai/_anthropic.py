@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._anthropic_convert import build_request, request_headers
 from pith.ai._builder import MessageBuilder
+from pith.ai._clients import cached_client
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_compat import retry_after_seconds
@@ -65,7 +66,6 @@ class AnthropicProvider:
         for event in builder.start():
             yield event
         state = _EventState(builder)
-        client: anthropic.AsyncAnthropic | None = None
         try:
             body = build_request(
                 model,
@@ -78,12 +78,24 @@ class AnthropicProvider:
                 replaced = options.on_payload(body)
                 if replaced is not None:
                     body = {**replaced, "stream": True}
-            client = anthropic.AsyncAnthropic(
-                api_key=options.api_key or "no-key",
-                base_url=model.base_url or None,
-                default_headers=request_headers(model, options.thinking, options.headers),
-                max_retries=0,
-                timeout=options.timeout_seconds or 600.0,
+            headers = request_headers(model, options.thinking, options.headers)
+            timeout = options.timeout_seconds or 600.0
+            key = (
+                "anthropic",
+                model.base_url,
+                options.api_key,
+                tuple(sorted(headers.items())),
+                timeout,
+            )
+            client = cached_client(
+                key,
+                lambda: anthropic.AsyncAnthropic(
+                    api_key=options.api_key or "no-key",
+                    base_url=model.base_url or None,
+                    default_headers=headers,
+                    max_retries=0,
+                    timeout=timeout,
+                ),
             )
             events = _events(client, body)
             async for raw in until_aborted(events, options.signal):
@@ -101,19 +113,18 @@ class AnthropicProvider:
             final = builder.fail(_connection_message(error))
         except Exception as error:
             final = builder.fail(_unexpected_message(error, state))
-        finally:
-            if client is not None:
-                await client.close()
         for event in final:
             yield event
 
 
 async def _events(client: anthropic.AsyncAnthropic, body: JsonObject) -> AsyncIterator[JsonObject]:
     """The raw stream events of one request, as plain dicts (`ping` is skipped by the SDK)."""
+    # Everything but the required typed fields goes through `extra_body`, sent as is: the SDK
+    # would otherwise walk a long history field by field on every request.
     rest = {key: value for key, value in body.items() if key not in _TYPED_KEYS}
     stream = await client.messages.create(
         model=cast(Any, body.get("model")),
-        messages=cast(Any, body.get("messages")),
+        messages=[],
         max_tokens=cast(Any, body.get("max_tokens")),
         stream=True,
         extra_body=rest,
@@ -125,7 +136,7 @@ async def _events(client: anthropic.AsyncAnthropic, body: JsonObject) -> AsyncIt
         await stream.close()
 
 
-_TYPED_KEYS = frozenset({"model", "messages", "max_tokens", "stream"})
+_TYPED_KEYS = frozenset({"model", "max_tokens", "stream"})
 
 
 def _status_message(error: object) -> str:

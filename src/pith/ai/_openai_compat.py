@@ -8,10 +8,11 @@ tool-call arguments arrive as JSON pieces keyed by `index`.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, cast
+from typing import Any
 
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
+from pith.ai._clients import cached_client
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_convert import REASONING_FIELDS, build_request
@@ -105,23 +106,14 @@ class OpenAICompatProvider:
             replaced = options.on_payload(body)
             if replaced is not None:
                 body = replaced
-        client = openai.AsyncOpenAI(
-            api_key=options.api_key or "no-key",
-            base_url=model.base_url or None,
-            default_headers=options.headers or None,
-            max_retries=0,
-            timeout=options.timeout_seconds or 600.0,
-        )
-        rest = {
-            key: value for key, value in body.items() if key not in ("model", "messages", "stream")
-        }
+        client = _client(openai, model, options)
+        # Everything goes through `extra_body`: the SDK sends it as is, where its typed
+        # parameters would be walked field by field (30+ ms for a long history).
+        rest = {key: value for key, value in body.items() if key not in ("model", "stream")}
 
         async def chunks() -> AsyncIterator[dict[str, object]]:
             stream = await client.chat.completions.create(
-                model=str(body["model"]),
-                messages=cast(Any, body["messages"]),
-                stream=True,
-                extra_body=rest,
+                model=str(body["model"]), messages=[], stream=True, extra_body=rest
             )
             async for chunk in stream:
                 yield chunk.model_dump(exclude_none=True)
@@ -145,10 +137,29 @@ class OpenAICompatProvider:
             events = builder.fail(_connection_message(error))
         except Exception as error:
             events = builder.fail(f"{type(error).__name__}: {error}")
-        finally:
-            await client.close()
         for event in events:
             yield event
+
+
+def _client(openai: Any, model: Model, options: StreamOptions) -> Any:
+    timeout = options.timeout_seconds or 600.0
+    key = (
+        "openai",
+        model.base_url,
+        options.api_key,
+        tuple(sorted(options.headers.items())),
+        timeout,
+    )
+    return cached_client(
+        key,
+        lambda: openai.AsyncOpenAI(
+            api_key=options.api_key or "no-key",
+            base_url=model.base_url or None,
+            default_headers=options.headers or None,
+            max_retries=0,
+            timeout=timeout,
+        ),
+    )
 
 
 def _status_message(error: object) -> str:

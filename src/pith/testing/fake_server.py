@@ -368,6 +368,8 @@ class _State:
         self.lock = threading.Lock()
         self.used: set[int] = set()
         self.requests: list[JsonObject] = []
+        self.timings: dict[int, tuple[float, float]] = {}
+        """Request number -> (first byte received, last byte sent), wall-clock seconds."""
         self.problems: list[str] = []
 
     def record(
@@ -466,6 +468,8 @@ def _dumps(value: object) -> bytes:
 
 
 class _Handler(BaseHTTPRequestHandler):
+    # Small SSE writes must not wait for the client's delayed ACK (40 ms each on Linux).
+    disable_nagle_algorithm = True
     protocol_version = "HTTP/1.1"  # keep-alive, and chunked streams whose cut a client notices
     server_version = "pith-fake/1"
     server: _Server
@@ -498,6 +502,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client went away, e.g. an aborted stream
 
     def _dispatch(self) -> None:
+        received_at = time.time()
         path = self.path.split("?", 1)[0]
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -522,6 +527,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(provider, 500, EXHAUSTED, None, None, n, {})
         else:
             self._serve(provider, turn, entry["body"], len(raw.decode("utf-8", "replace")), n)
+        self.wfile.flush()
+        state.timings[n] = (received_at, time.time())
 
     def _serve(self, provider: Provider, turn: Turn, body: object, chars: int, n: int) -> None:
         fault = turn.fault
@@ -812,6 +819,12 @@ class FakeServer(_Endpoints):
         """Every logged request so far (as in the `--log` file), oldest first."""
         with self._state.lock:
             return list(self._state.requests)
+
+    def timings(self) -> list[tuple[float, float]]:
+        """(first byte received, last byte sent) wall-clock times of each answered request,
+        in request order: for timing benchmarks."""
+        with self._state.lock:
+            return [self._state.timings[n] for n in sorted(self._state.timings)]
 
     def state(self) -> JsonObject:
         return self._state.snapshot()
