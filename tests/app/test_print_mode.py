@@ -221,3 +221,33 @@ def test_a_missing_attachment_is_a_clear_error(tmp_path: Path, work: Path) -> No
         result = run_pith(tmp_path, agent, "-p", "@nope.txt", "hi")
     assert result.returncode == 2
     assert result.stderr.startswith("pith: @nope.txt: file not found")
+
+
+def test_ctrl_c_aborts_the_stream_and_exits_1(tmp_path: Path, work: Path) -> None:
+    import signal
+
+    script = {"turns": [{"text": "x" * 200, "chunk": 1, "fault": {"chunkDelay": 0.05}}]}
+    with FakeServer(script) as server:
+        agent = setup_agent_dir(tmp_path, server)
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env["PITH_AGENT_DIR"] = str(agent)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pith", "--model", "fake/fake-model", "--mode", "json", "hi"],
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None
+        for line in process.stdout:  # wait until the reply is streaming
+            if '"text_delta"' in line:
+                break
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert err.strip() == "pith: Aborted."
+    events = [json.loads(line) for line in out.splitlines()]
+    final = [e for e in events if e["type"] == "message_end"][-1]["message"]
+    assert final["stopReason"] == "aborted"
+    assert events[-1] == {"type": "agent_settled", "aborted": True}
