@@ -267,17 +267,22 @@ class Agent:
 
     # --- one model request ------------------------------------------------------------------
 
-    async def _stream_reply(
-        self, signal: AbortSignal, added: list[AgentMessage]
-    ) -> AssistantMessage:
+    async def next_context(self) -> Context:
+        """Exactly what the next request would send: system prompt, tools, messages (after
+        the `transform_context` hook and conversion)."""
         history = list(self.messages)
         if self.options.transform_context is not None:
             history = await self.options.transform_context(history)
-        context = Context(
+        return Context(
             system_prompt=self.system_prompt,
             messages=self.options.convert(history),
             tools=[ToolSpec(t.name, t.description, t.parameters) for t in self.tools.values()],
         )
+
+    async def _stream_reply(
+        self, signal: AbortSignal, added: list[AgentMessage]
+    ) -> AssistantMessage:
+        context = await self.next_context()
         options = StreamOptions(
             api_key=self.options.api_key(self.model),
             signal=signal,

@@ -25,6 +25,7 @@ from pith.ai._messages import (
     Usage,
     UserContent,
     UserMessage,
+    current_system_message,
     now_ms,
 )
 from pith.ai._models import (
@@ -34,6 +35,7 @@ from pith.ai._models import (
     ModelCost,
     ProviderInfo,
     ThinkingLevel,
+    as_thinking_level,
     builtin_models,
 )
 from pith.ai._overflow import OVERFLOW_PATTERNS, is_context_overflow, is_recoverable_length
@@ -128,8 +130,10 @@ __all__ = [
     "WireError",
     "WireStruct",
     "apply_cost",
+    "as_thinking_level",
     "builtin_models",
     "convert",
+    "current_system_message",
     "decode_json",
     "encode_json",
     "faux_model",

@@ -8,6 +8,7 @@ milliseconds.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import ClassVar, Literal
 
 import msgspec
@@ -35,6 +36,7 @@ __all__ = [
     "Usage",
     "UserContent",
     "UserMessage",
+    "current_system_message",
     "now_ms",
 ]
 
@@ -220,3 +222,43 @@ AgentMessage = (
     | CompactionSummaryMessage
 )
 """Every message a session holds: the provider roles plus the coding-agent roles."""
+
+
+def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | None:
+    """The system messages of a context folded into one (Pi's `getCurrentSystemMessage`).
+
+    Texts are joined by a blank line, later sections replace earlier ones (None removes one),
+    tools are added and removed in order; the result takes the first message's timestamp.
+    None when the context has no system message and declares no tools.
+    """
+    texts: list[str] = []
+    sections: dict[str, str] = {}
+    tools: dict[str, dict[str, object]] = {}
+    timestamp: JsonNumber | None = None
+    for message in messages:
+        if not isinstance(message, SystemMessage):
+            continue
+        if timestamp is None:
+            timestamp = message.timestamp
+        content = message.content
+        text = content if isinstance(content, str) else "\n".join(b.text for b in content)
+        if text:
+            texts.append(text)
+        for name, value in (message.sections or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+        for tool in message.tools_removed or []:
+            tools.pop(str(tool.get("name")), None)
+        for tool in message.tools_added or []:
+            name = str(tool.get("name"))
+            tools[name] = tool  # a redefinition keeps its place, as in a JavaScript Map
+    if timestamp is None and not tools:
+        return None
+    folded = SystemMessage(content="\n\n".join(texts), timestamp=timestamp or 0)
+    if sections:
+        folded.sections = dict(sections)
+    if tools:
+        folded.tools_added = list(tools.values())
+    return folded

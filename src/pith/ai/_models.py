@@ -15,6 +15,7 @@ __all__ = [
     "ModelCost",
     "ProviderInfo",
     "ThinkingLevel",
+    "as_thinking_level",
     "builtin_models",
 ]
 
@@ -28,6 +29,14 @@ THINKING_LEVELS: tuple[ThinkingLevel, ...] = (
     "xhigh",
     "max",
 )
+
+
+def as_thinking_level(value: object, default: ThinkingLevel = "off") -> ThinkingLevel:
+    """`value` when it names a thinking level, else `default`."""
+    for level in THINKING_LEVELS:
+        if level == value:
+            return level
+    return default
 
 
 class ModelCost(WireStruct):

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
-import uuid
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NoReturn
 
 from pith.errors import InputError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
-    from pith.agent import Tool
     from pith.ai import Model, ModelChoice, ModelRegistry
+    from pith.session import SessionStore
 
 __all__ = ["parser", "run"]
 
@@ -53,6 +52,28 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tools", "-t", help="tools: a,b replaces the default; +x adds; -y removes")
     p.add_argument("--no-tools", "-nt", action="store_true", help="no tools at all")
     p.add_argument("--system-prompt", help="replace the system prompt (text or a file path)")
+    sessions = p.add_argument_group("sessions")
+    sessions.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="continue the latest session of this directory",
+    )
+    sessions.add_argument(
+        "-r",
+        "--resume",
+        action="store_true",
+        help="choose a session to resume (lists them without a terminal)",
+    )
+    sessions.add_argument("--session", help="a session file, or the id of one")
+    sessions.add_argument("--fork", help="start a new session from a copy of this one (file or id)")
+    sessions.add_argument(
+        "--session-dir", help="where sessions are kept (default ~/.pith/agent/sessions/--cwd--)"
+    )
+    sessions.add_argument("--session-id", help="id for a new session")
+    sessions.add_argument("--no-session", action="store_true", help="keep nothing on disk")
+    sessions.add_argument("-n", "--name", help="name the session")
     p.add_argument("--list-models", action="store_true", help="list models and exit")
     p.add_argument("--cwd", help=argparse.SUPPRESS)
     return p
@@ -74,42 +95,81 @@ def run(argv: list[str]) -> int:
     interactive = (
         not options.print and options.mode == "text" and sys.stdin.isatty() and sys.stdout.isatty()
     )
-    if interactive and not messages and not files:
+    if interactive and not messages and not files and not options.resume:
         raise InputError(
             "the interactive terminal mode is not available in this version; "
             'run `pith -p "your request"` (or pipe a request into pith)'
         )
-    from pith.app import AgentSession, build_prompts, read_piped_stdin, run_print_mode
+    choice = _choose_model(registry, options.model, options.provider)
+    model = choice.model
+    if registry.api_key(model, options.api_key) is None and _needs_key(registry, model):
+        raise InputError(_missing_key_message(registry, model))
+    from pith.app._stores import SessionChoice, open_store
 
-    stdin_text = read_piped_stdin()
-    prompts = build_prompts(messages, files, stdin_text, cwd)
+    store = open_store(
+        SessionChoice(
+            continue_latest=options.continue_latest,
+            resume=options.resume,
+            session=options.session,
+            fork=options.fork,
+            no_session=options.no_session,
+            session_dir=options.session_dir,
+            session_id=options.session_id,
+            name=options.name,
+        ),
+        cwd,
+        agent_dir(),
+    )
+    if store is None:
+        return 0
+    try:
+        return _run_in(store, options, registry, choice, messages, files, cwd)
+    finally:
+        store.close()
+
+
+def _run_in(
+    store: SessionStore,
+    options: argparse.Namespace,
+    registry: ModelRegistry,
+    choice: ModelChoice,
+    messages: list[str],
+    files: list[str],
+    cwd: str,
+) -> int:
+    from pith.ai import as_thinking_level
+    from pith.app import build_prompts, read_piped_stdin, run_print_mode
+    from pith.session import encode_entry
+
+    for warning in store.warnings:
+        print(f"pith: warning: {warning}", file=sys.stderr)
+    prompts = build_prompts(messages, files, read_piped_stdin(), cwd)
     if prompts.first is None:
         raise InputError(
             'no request given: pass one as an argument, e.g. pith -p "fix the failing test"'
         )
-    choice = _choose_model(registry, options.model, options.provider)
     model = choice.model
-    thinking = options.thinking or choice.thinking or ("medium" if model.reasoning else "off")
-    if registry.api_key(model, options.api_key) is None and _needs_key(registry, model):
-        raise InputError(_missing_key_message(registry, model))
-    tools = _tools(options, cwd)
-    system_prompt = _read_text_or_file(options.system_prompt) if options.system_prompt else None
-    session = AgentSession(
-        cwd=cwd,
-        model=model,
-        registry=registry,
-        tools=tools,
-        thinking=thinking,
-        api_key=options.api_key,
-        system_prompt=system_prompt,
+    resumed_level = store.projection().thinking_level if store.entries else None
+    thinking = as_thinking_level(
+        options.thinking or choice.thinking or resumed_level,
+        "medium" if model.reasoning else "off",
     )
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": str(uuid.uuid4()),
-        "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        "cwd": cwd,
-    }
+    from pith.app._factory import SessionOptions, build_agent_session
+
+    session = build_agent_session(
+        cwd=cwd,
+        store=store,
+        registry=registry,
+        model=model,
+        thinking=thinking,
+        options=SessionOptions(
+            tools=options.tools,
+            no_tools=options.no_tools,
+            system_prompt=options.system_prompt,
+            api_key=options.api_key,
+        ),
+    )
+    header = json.loads(encode_entry(store.header))
     return asyncio.run(run_print_mode(session, prompts, options.mode, header))
 
 
@@ -156,28 +216,6 @@ def _missing_key_message(registry: ModelRegistry, model: Model) -> str:
     config = registry.providers.get(model.provider)
     names = ", ".join(config.env_keys) if config and config.env_keys else "an apiKey in models.json"
     return f"no API key for {model.key}: set {names}, or pass --api-key"
-
-
-def _tools(options: argparse.Namespace, cwd: str) -> dict[str, Tool]:
-    from pith.app._tool_selection import select_tool_names
-    from pith.tools import DEFAULT_TOOL_NAMES, builtin_tools
-
-    everything = builtin_tools(cwd)
-    names = select_tool_names(
-        options.tools, DEFAULT_TOOL_NAMES, list(everything), no_tools=options.no_tools
-    )
-    return {name: everything[name] for name in names}
-
-
-def _read_text_or_file(value: str) -> str:
-    """A value that names an existing file means its contents; anything else is the text."""
-    if os.path.isfile(value):
-        try:
-            with open(value, encoding="utf-8") as handle:
-                return handle.read()
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(f"cannot read {value}: {error}") from None
-    return value
 
 
 def _list_models(registry: ModelRegistry) -> int:

@@ -9,6 +9,8 @@ __all__ = ["main"]
 
 _SUBCOMMANDS: dict[str, str] = {
     "tool": "run one built-in tool as a model's tool call would run it",
+    "sessions": "list this directory's sessions",
+    "context": "show what the next request of a session would contain",
 }
 
 _USAGE = """\
@@ -88,14 +90,26 @@ def _dispatch(args: list[str]) -> int:
         print(f"pith {__version__}")
         return 0
     command = args[0]
-    if command == "tool":
-        from pith.cli._tool_command import run
-
-        runner: Callable[[list[str]], int] = run
+    if command in _SUBCOMMANDS:
+        runner = _subcommand(command)
         return runner(args[1:])
     from pith.cli._agent_command import run as run_agent
 
     return run_agent(args)
+
+
+def _subcommand(name: str) -> Callable[[list[str]], int]:
+    if name == "tool":
+        from pith.cli._tool_command import run as run_tool
+
+        return run_tool
+    if name == "sessions":
+        from pith.cli._sessions_command import run as run_sessions
+
+        return run_sessions
+    from pith.cli._context_command import run as run_context
+
+    return run_context
 
 
 def _report(error: Exception, verbose: bool) -> int:

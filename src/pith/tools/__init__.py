@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pith.agent import Tool
-from pith.tools.bash import BashTool
+from pith.tools.bash import BashTool, ShellRun, run_shell
 from pith.tools.edit import EditTool
 from pith.tools.find import FindTool
 from pith.tools.grep import GrepTool
@@ -36,11 +38,13 @@ __all__ = [
     "OutputAccumulator",
     "OutputSnapshot",
     "ReadTool",
+    "ShellRun",
     "TruncationResult",
     "WriteTool",
     "builtin_tools",
     "create_output_file",
     "format_size",
+    "run_shell",
     "truncate_head",
     "truncate_line",
     "truncate_tail",
@@ -51,11 +55,16 @@ DEFAULT_TOOL_NAMES = ("read", "bash", "edit", "write")
 """Active unless the user picks others, as in Pi."""
 
 
-def builtin_tools(cwd: str) -> dict[str, Tool]:
-    """Every built-in tool bound to `cwd`, by name, in Pi's order."""
+def builtin_tools(
+    cwd: str, *, bash_env: Callable[[], dict[str, str]] | None = None
+) -> dict[str, Tool]:
+    """Every built-in tool bound to `cwd`, by name, in Pi's order.
+
+    `bash_env` supplies the environment of each command (with the session's PITH_* variables).
+    """
     tools: list[Tool] = [
         ReadTool(cwd),
-        BashTool(cwd),
+        BashTool(cwd, env=bash_env),
         EditTool(cwd),
         WriteTool(cwd),
         GrepTool(cwd),

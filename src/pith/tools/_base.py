@@ -15,7 +15,7 @@ class BuiltinTool:
     description: ClassVar[str]
     parameters: ClassVar[dict[str, object]]
     prompt_snippet: ClassVar[str]
-    prompt_guidelines: ClassVar[tuple[str, ...]] = ()
+    prompt_guidelines: tuple[str, ...] = ()
 
     def __init__(self, cwd: str) -> None:
         self.cwd = cwd

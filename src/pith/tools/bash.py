@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback
@@ -27,7 +28,7 @@ from pith.tools._base import BuiltinTool
 from pith.tools.output import OutputAccumulator, OutputSnapshot
 from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
-__all__ = ["BashTool", "find_shell"]
+__all__ = ["BashTool", "ShellRun", "find_shell", "run_shell"]
 
 MAX_TIMEOUT_SECONDS = 2_147_483.647
 UPDATE_INTERVAL_SECONDS = 0.1
@@ -83,6 +84,11 @@ class BashTool(BuiltinTool):
         self.shell_path = shell_path
         self.command_prefix = command_prefix
         self._env = env
+        if env is not None:  # the session's variables are exported: tell the model
+            self.prompt_guidelines = (
+                "You can inspect PITH_* environment variables for current model and session "
+                "details.",
+            )
 
     async def execute(
         self,
@@ -121,6 +127,40 @@ def _seconds_text(value: object) -> str:
     return str(value)
 
 
+@dataclass
+class ShellRun:
+    """How a command ended: its output (tail + full-output file) and why it stopped."""
+
+    snapshot: OutputSnapshot
+    exit_code: int
+    killed_by: str | None
+    """"abort", "timeout" or None."""
+    exited_before_timeout: tuple[int, float] | None = None
+    """(exit code, seconds) when the shell itself ended before a timeout fired."""
+    last_line_bytes: int = 0
+
+    @property
+    def cancelled(self) -> bool:
+        return self.killed_by is not None
+
+
+async def run_shell(
+    command: str,
+    cwd: str,
+    signal: AbortSignal,
+    *,
+    timeout_seconds: float | None = None,
+    shell_path: str | None = None,
+    env: dict[str, str] | None = None,
+    on_update: UpdateCallback | None = None,
+) -> ShellRun:
+    """Run `command` with the bash tool's machinery (process group, bounded memory, full-output
+    file); for a user's `!command`. Raises `ToolError` only when the shell cannot start."""
+    environment = (lambda: dict(env)) if env is not None else None
+    run = _Run(command, cwd, find_shell(shell_path), environment, signal, on_update)
+    return await run.run(timeout_seconds)
+
+
 class _Run:
     def __init__(
         self,
@@ -151,6 +191,34 @@ class _Run:
             raise ToolError("Command aborted")
         if self.on_update is not None:
             self.on_update(ToolResult(content=[]))
+        run = await self.run(seconds)
+        snapshot = run.snapshot
+        if run.killed_by == "abort":
+            raise ToolError(_with_status(self._format(snapshot, "")[0], "Command aborted"))
+        if run.killed_by == "timeout":
+            status = f"Command timed out after {_seconds_text(seconds_arg)} seconds"
+            if run.exited_before_timeout is not None:
+                code, after = run.exited_before_timeout
+                status += (
+                    f". The shell exited with code {code} after {round(after, 1)} seconds, but "
+                    "background processes it started kept writing output until the timeout."
+                )
+            raise ToolError(_with_status(self._format(snapshot, "")[0], status))
+        text, details = self._format(snapshot, "(no output)")
+        if run.exit_code != 0:
+            return ToolResult(
+                content=[
+                    TextContent(
+                        text=_with_status(text, f"Command exited with code {run.exit_code}")
+                    )
+                ],
+                details=details,
+                is_error=True,
+            )
+        return ToolResult(content=[TextContent(text=text)], details=details)
+
+    async def run(self, seconds: float | None) -> ShellRun:
+        """Run the command to its end (or its timeout or abort); never raises for its failure."""
         started = time.monotonic()
         read_fd, write_fd = os.pipe()
         try:
@@ -197,31 +265,19 @@ class _Run:
                 self.update_timer.cancel()
             # Background children may keep running (a dev server, say); they lose our pipe.
             transport.close()
-        killed_by = self.killed_by
-        shell_exit = self.shell_exit
         snapshot = self._finish()
-        exit_code = _exit_code(return_code)
-        if killed_by == "abort":
-            raise ToolError(_with_status(self._format(snapshot, "")[0], "Command aborted"))
-        if killed_by == "timeout":
-            status = f"Command timed out after {_seconds_text(seconds_arg)} seconds"
-            if shell_exit is not None and self.killed_at >= shell_exit[1]:
-                status += (
-                    f". The shell exited with code {shell_exit[0]} after "
-                    f"{round(shell_exit[1] - started, 1)} seconds, but background processes "
-                    "it started kept writing output until the timeout."
-                )
-            raise ToolError(_with_status(self._format(snapshot, "")[0], status))
-        text, details = self._format(snapshot, "(no output)")
-        if exit_code != 0:
-            return ToolResult(
-                content=[
-                    TextContent(text=_with_status(text, f"Command exited with code {exit_code}"))
-                ],
-                details=details,
-                is_error=True,
-            )
-        return ToolResult(content=[TextContent(text=text)], details=details)
+        exited_early = None
+        shell_exit = self.shell_exit
+        timed_out = self.killed_by == "timeout"
+        if timed_out and shell_exit is not None and self.killed_at >= shell_exit[1]:
+            exited_early = (shell_exit[0], shell_exit[1] - started)
+        return ShellRun(
+            snapshot=snapshot,
+            exit_code=_exit_code(return_code),
+            killed_by=self.killed_by,
+            exited_before_timeout=exited_early,
+            last_line_bytes=self.output.last_line_bytes,
+        )
 
     async def _pump(self, process: subprocess.Popen[bytes], stream: asyncio.StreamReader) -> None:
         """Read output until the pipe closes, or the shell is gone and the pipe went quiet.

@@ -1,0 +1,173 @@
+"""`pith context`: what the next request would contain, block by block, with token estimates.
+
+The report is built from the same `Agent.next_context()` the next request uses, so what it
+shows is what the model will get (system prompt, tools and their schemas, every message after
+the context hooks), with a chars/4 estimate per block and the total against the window.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from pith.ai import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    SystemMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    to_builtins,
+)
+from pith.compaction import estimate_text_tokens, estimate_tokens
+from pith.session import SessionStore
+
+__all__ = ["ContextReport", "build_report", "render_report", "report_to_json"]
+
+
+@dataclass
+class MessageLine:
+    index: int
+    role: str
+    summary: str
+    tokens: int
+
+
+@dataclass
+class ContextReport:
+    model: Model
+    session: SessionStore
+    context: Context
+    system_tokens: int
+    tool_tokens: dict[str, int]
+    messages: list[MessageLine] = field(default_factory=list)
+    source: str | None = None
+    """The session file the report was made from."""
+
+    @property
+    def total(self) -> int:
+        return (
+            self.system_tokens
+            + sum(self.tool_tokens.values())
+            + sum(m.tokens for m in self.messages)
+        )
+
+
+def _preview(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _summary(message: Message) -> str:
+    if isinstance(message, UserMessage | ToolResultMessage):
+        content = message.content
+        texts = (
+            [content]
+            if isinstance(content, str)
+            else [b.text for b in content if isinstance(b, TextContent)]
+        )
+        images = (
+            0 if isinstance(content, str) else sum(isinstance(b, ImageContent) for b in content)
+        )
+        prefix = f"[{message.tool_name}] " if isinstance(message, ToolResultMessage) else ""
+        error = "error: " if isinstance(message, ToolResultMessage) and message.is_error else ""
+        extra = f" (+{images} image{'s' if images > 1 else ''})" if images else ""
+        return prefix + error + repr(_preview(" ".join(texts))) + extra
+    if isinstance(message, AssistantMessage):
+        parts = []
+        text = message.text()
+        if text:
+            parts.append(repr(_preview(text, 40)))
+        thinking = sum(isinstance(b, ThinkingContent) for b in message.content)
+        if thinking:
+            parts.append("thinking")
+        calls = [b for b in message.content if isinstance(b, ToolCall)]
+        if calls:
+            parts.append("calls " + ", ".join(call.name for call in calls))
+        return " + ".join(parts) or "(empty)"
+    assert isinstance(message, SystemMessage)
+    return repr(_preview(message.content if isinstance(message.content, str) else ""))
+
+
+def build_report(
+    model: Model, session: SessionStore, context: Context, source: str | None = None
+) -> ContextReport:
+    tool_tokens = {
+        tool.name: estimate_text_tokens(
+            json.dumps(
+                {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+            )
+        )
+        for tool in context.tools
+    }
+    report = ContextReport(
+        model=model,
+        session=session,
+        context=context,
+        system_tokens=estimate_text_tokens(context.system_prompt),
+        tool_tokens=tool_tokens,
+        source=source,
+    )
+    for index, message in enumerate(context.messages, start=1):
+        report.messages.append(
+            MessageLine(index, message.role, _summary(message), estimate_tokens(message))
+        )
+    return report
+
+
+def render_report(report: ContextReport) -> str:
+    """The report as text for a terminal."""
+    session = report.session
+    where = (
+        str(session.path) if session.path is not None and session.persisted else "(not saved yet)"
+    )
+    lines = [
+        f"Next request for {report.model.key} (window {report.model.context_window:,} tokens)",
+        f"Session {session.id} {where}",
+        "",
+        f"{'system prompt':<48} ~{report.system_tokens:>8,} tokens",
+        f"{'tools (' + str(len(report.tool_tokens)) + '): ' + ', '.join(report.tool_tokens):<48.48}"
+        f" ~{sum(report.tool_tokens.values()):>8,} tokens",
+        f"messages ({len(report.messages)})",
+    ]
+    for line in report.messages:
+        lines.append(f"  {line.index:>4}. {line.role:<10} {line.summary:<60.60} ~{line.tokens:>7,}")
+    window = report.model.context_window
+    share = f" ({report.total / window:.1%} of the window)" if window else ""
+    lines += ["", f"total ~{report.total:,} tokens{share}"]
+    if session.warnings:
+        lines += ["", *(f"warning: {warning}" for warning in session.warnings)]
+    return "\n".join(lines)
+
+
+def report_to_json(report: ContextReport) -> dict[str, object]:
+    """Everything, for tools and scripts: texts, schemas, messages and estimates."""
+    context = report.context
+    return {
+        "model": report.model.key,
+        "contextWindow": report.model.context_window,
+        "session": {
+            "id": report.session.id,
+            "path": str(report.session.path) if report.session.path else None,
+        },
+        "systemPrompt": {"text": context.system_prompt, "tokens": report.system_tokens},
+        "tools": [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+                "tokens": report.tool_tokens[tool.name],
+            }
+            for tool in context.tools
+        ],
+        "messages": [
+            {"tokens": line.tokens, "message": to_builtins(message)}
+            for line, message in zip(report.messages, context.messages, strict=True)
+        ],
+        "totalTokens": report.total,
+    }

@@ -1,0 +1,86 @@
+"""Token estimates: characters / 4, per message, as Pi counts them (spec: pi-core §3.2).
+
+Characters are JavaScript string lengths (UTF-16 code units), so estimates equal Pi's for the
+same messages; an image counts as 4800 characters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+from pith.ai import (
+    AgentMessage,
+    AssistantMessage,
+    BashExecutionMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    ImageContent,
+    SystemMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    to_builtins,
+)
+from pith.tools.truncate import utf16_len
+
+__all__ = ["ESTIMATED_IMAGE_CHARS", "estimate_text_tokens", "estimate_tokens", "estimate_total"]
+
+ESTIMATED_IMAGE_CHARS = 4800
+
+
+def _content_chars(content: object) -> int:
+    if isinstance(content, str):
+        return utf16_len(content)
+    chars = 0
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, TextContent) and block.text:
+                chars += utf16_len(block.text)
+            elif isinstance(block, ImageContent):
+                chars += ESTIMATED_IMAGE_CHARS
+    return chars
+
+
+def _json_chars(value: object) -> int:
+    return utf16_len(json.dumps(to_builtins(value), separators=(",", ":"), ensure_ascii=False))
+
+
+def estimate_tokens(message: AgentMessage) -> int:
+    """Estimated tokens of one message: ceil(characters / 4)."""
+    if isinstance(message, SystemMessage):
+        chars = _content_chars(message.content)
+        if isinstance(message.sections, dict):
+            chars += sum(utf16_len(text) for text in message.sections.values() if text)
+        if isinstance(message.tools_added, list):
+            chars += _json_chars(message.tools_added)
+    elif isinstance(message, UserMessage | CustomMessage | ToolResultMessage):
+        chars = _content_chars(message.content)
+    elif isinstance(message, AssistantMessage):
+        chars = 0
+        for block in message.content:
+            if isinstance(block, TextContent):
+                chars += utf16_len(block.text)
+            elif isinstance(block, ThinkingContent):
+                chars += utf16_len(block.thinking)
+            elif isinstance(block, ToolCall):
+                chars += utf16_len(block.name) + _json_chars(block.arguments)
+    elif isinstance(message, BashExecutionMessage):
+        chars = utf16_len(message.command) + utf16_len(message.output)
+    else:
+        assert isinstance(message, BranchSummaryMessage | CompactionSummaryMessage)
+        chars = utf16_len(message.summary)
+    return math.ceil(chars / 4)
+
+
+def estimate_text_tokens(text: str) -> int:
+    """Estimated tokens of plain text (a system prompt, a tool schema)."""
+    return math.ceil(utf16_len(text) / 4)
+
+
+def estimate_total(messages: Sequence[AgentMessage]) -> int:
+    return sum(estimate_tokens(message) for message in messages)

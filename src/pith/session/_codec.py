@@ -1,0 +1,144 @@
+"""Reading and writing one session line."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+
+import msgspec
+
+from pith.ai import AgentMessage, WireError, convert, encode_json
+from pith.session._entries import (
+    Entry,
+    MessageEntry,
+    RawEntry,
+    SessionEntry,
+    SessionHeader,
+    timestamp_millis,
+)
+
+__all__ = ["decode_line", "encode_entry", "json_lines", "salvage_problem"]
+
+Line = SessionHeader | Entry
+
+KNOWN_BLOCK_TYPES = frozenset({"text", "image", "thinking", "toolCall"})
+
+
+@functools.cache
+def _decoder() -> msgspec.json.Decoder[Line]:
+    return msgspec.json.Decoder(Line)
+
+
+def decode_line(line: bytes | str) -> SessionHeader | SessionEntry | None:
+    """One line as a header or an entry; None for a line that is not a JSON object.
+
+    An object pith cannot type becomes a `RawEntry` rather than being dropped.
+    """
+    try:
+        decoded = _decoder().decode(line)
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError:
+        return None
+    else:
+        if isinstance(decoded, MessageEntry) and _lacks_message_timestamp(line):
+            decoded.message.timestamp = _entry_millis(decoded.timestamp, decoded.message.timestamp)
+        return decoded
+    try:
+        value = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    _repair_null_content(value)
+    try:
+        return convert(value, Line)  # type: ignore[arg-type]
+    except WireError:
+        return RawEntry(raw=value, message=_salvage_message(value))
+
+
+def json_lines(data: bytes) -> Iterator[object]:
+    """The JSON value of each line that parses; blank and malformed lines skipped."""
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            yield msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            continue
+
+
+def _lacks_message_timestamp(line: bytes | str) -> bool:
+    """True when only the entry has a `timestamp` key, so the message has none.
+
+    Inside JSON strings a quote is always escaped, so the quoted key cannot hide in text.
+    """
+    key: bytes | str = b'"timestamp"' if isinstance(line, bytes) else '"timestamp"'
+    return line.count(key) < 2  # type: ignore[arg-type]
+
+
+def _entry_millis(timestamp: str, fallback: int | float) -> int | float:
+    """A message without its own time takes its entry's, rather than the time it was read."""
+    millis = timestamp_millis(timestamp)
+    return round(millis) if millis else fallback
+
+
+def _salvage_message(value: dict[str, object]) -> AgentMessage | None:
+    """The model-visible part of a message entry pith cannot fully read.
+
+    Content blocks of unknown types (from a newer Pi, or another tool) are left out; a message
+    of an unknown role gives nothing. The entry itself stays verbatim in the file.
+    """
+    message = value.get("message") if value.get("type") == "message" else None
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if isinstance(content, list):
+        message = {
+            **message,
+            "content": [
+                block
+                for block in content
+                if isinstance(block, dict) and block.get("type") in KNOWN_BLOCK_TYPES
+            ],
+        }
+    try:
+        return convert(message, AgentMessage)  # type: ignore[arg-type]
+    except WireError:
+        return None
+
+
+def salvage_problem(entry: RawEntry) -> str | None:
+    """Why a message entry's content is not (all) in the model context, or None."""
+    message = entry.raw.get("message") if entry.type == "message" else None
+    if not isinstance(message, dict):
+        return None
+    if entry.message is None:
+        role = message.get("role")
+        return f"a message with role {role!r} pith cannot read is left out of the model context"
+    content = message.get("content")
+    unknown = sorted(
+        {
+            str(block.get("type")) if isinstance(block, dict) else type(block).__name__
+            for block in (content if isinstance(content, list) else [])
+            if not (isinstance(block, dict) and block.get("type") in KNOWN_BLOCK_TYPES)
+        }
+    )
+    if unknown:
+        kinds = ", ".join(repr(kind) for kind in unknown)
+        return f"content of type {kinds} is left out of the model context"
+    return None
+
+
+def _repair_null_content(value: dict[str, object]) -> None:
+    """Pi repairs a message whose content is null: `[]`, or `""` for a system message."""
+    message = value.get("message") if value.get("type") == "message" else None
+    if isinstance(message, dict) and "content" in message and message["content"] is None:
+        message["content"] = "" if message.get("role") == "system" else []
+
+
+def encode_entry(entry: SessionHeader | SessionEntry) -> bytes:
+    """The JSON line for `entry`, without the newline; unknown fields written back."""
+    if isinstance(entry, RawEntry):
+        return msgspec.json.encode(entry.raw)
+    return encode_json(entry)
