@@ -7,6 +7,7 @@ from pith.app._events import (
     SessionEvent,
     event_to_json,
 )
+from pith.app._factory import SessionOptions, build_agent_session
 from pith.app._input import Prompts, build_prompts, read_piped_stdin
 from pith.app._print_mode import failure_line, run_print_mode
 from pith.app._session import AgentSession, SessionListener
@@ -20,7 +21,9 @@ __all__ = [
     "Prompts",
     "SessionEvent",
     "SessionListener",
+    "SessionOptions",
     "ToolRunError",
+    "build_agent_session",
     "build_prompts",
     "event_to_json",
     "failure_line",

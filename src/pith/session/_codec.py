@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import msgspec
 
-from pith.ai import AgentMessage, WireError, convert, encode_json
+from pith.ai import AgentMessage, WireError, convert, encode_json, now_ms
 from pith.session._entries import (
     Entry,
     MessageEntry,
@@ -17,7 +17,7 @@ from pith.session._entries import (
     timestamp_millis,
 )
 
-__all__ = ["decode_line", "encode_entry", "json_lines", "salvage_problem"]
+__all__ = ["decode_line", "decode_lines", "encode_entry", "json_lines", "salvage_problem"]
 
 Line = SessionHeader | Entry
 
@@ -34,6 +34,7 @@ def decode_line(line: bytes | str) -> SessionHeader | SessionEntry | None:
 
     An object pith cannot type becomes a `RawEntry` rather than being dropped.
     """
+    started = now_ms()
     try:
         decoded = _decoder().decode(line)
     except msgspec.ValidationError:
@@ -41,8 +42,7 @@ def decode_line(line: bytes | str) -> SessionHeader | SessionEntry | None:
     except msgspec.DecodeError:
         return None
     else:
-        if isinstance(decoded, MessageEntry) and _lacks_message_timestamp(line):
-            decoded.message.timestamp = _entry_millis(decoded.timestamp, decoded.message.timestamp)
+        _settle_time(decoded, started)
         return decoded
     try:
         value = msgspec.json.decode(line)
@@ -52,9 +52,24 @@ def decode_line(line: bytes | str) -> SessionHeader | SessionEntry | None:
         return None
     _repair_null_content(value)
     try:
-        return convert(value, Line)  # type: ignore[arg-type]
+        entry: SessionHeader | SessionEntry = convert(value, Line)  # type: ignore[arg-type]
     except WireError:
         return RawEntry(raw=value, message=_salvage_message(value))
+    _settle_time(entry, started)
+    return entry
+
+
+def decode_lines(data: bytes) -> list[SessionHeader | SessionEntry] | None:
+    """Every line of `data` (complete lines only) in one pass; None when any line is not a
+    well-formed header or entry, so the caller can go line by line and report it."""
+    started = now_ms()
+    try:
+        decoded = _decoder().decode_lines(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    for entry in decoded:
+        _settle_time(entry, started)
+    return decoded  # type: ignore[return-value]
 
 
 def json_lines(data: bytes) -> Iterator[object]:
@@ -68,19 +83,17 @@ def json_lines(data: bytes) -> Iterator[object]:
             continue
 
 
-def _lacks_message_timestamp(line: bytes | str) -> bool:
-    """True when only the entry has a `timestamp` key, so the message has none.
+def _settle_time(entry: SessionHeader | SessionEntry, started: int) -> None:
+    """A message without its own time takes its entry's, rather than the time it was read.
 
-    Inside JSON strings a quote is always escaped, so the quoted key cannot hide in text.
+    Decoding fills a missing message timestamp with the current time, so one at or after the
+    moment decoding started was missing (a clock running behind its file's is the only other
+    way, and then the entry's time is as good).
     """
-    key: bytes | str = b'"timestamp"' if isinstance(line, bytes) else '"timestamp"'
-    return line.count(key) < 2  # type: ignore[arg-type]
-
-
-def _entry_millis(timestamp: str, fallback: int | float) -> int | float:
-    """A message without its own time takes its entry's, rather than the time it was read."""
-    millis = timestamp_millis(timestamp)
-    return round(millis) if millis else fallback
+    if isinstance(entry, MessageEntry) and entry.message.timestamp >= started:
+        millis = timestamp_millis(entry.timestamp)
+        if millis:
+            entry.message.timestamp = round(millis)
 
 
 def _salvage_message(value: dict[str, object]) -> AgentMessage | None:
