@@ -32,6 +32,10 @@ options (see `pith --options` for all):
   --thinking LEVEL      off, minimal, low, medium, high, xhigh, max
   --tools a,b,+x,-y     choose tools (default: read,bash,edit,write)
   --no-tools            no tools at all
+  -c, --continue        continue this directory's latest session
+  -r, --resume          choose a session to resume
+  --session FILE|ID     use that session;  --fork FILE  continue in a copy
+  --no-session          keep nothing on disk
   --list-models         list known models
   --version             print the version and exit
   --verbose             show Python tracebacks for internal errors
