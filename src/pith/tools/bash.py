@@ -221,6 +221,7 @@ class _Run:
         """Run the command to its end (or its timeout or abort); never raises for its failure."""
         started = time.monotonic()
         read_fd, write_fd = os.pipe()
+        _widen_pipe(read_fd)
         try:
             # Popen, not asyncio: pith owns the pipe, so it can stop reading (and close it)
             # while background children still hold the write end. Spawning takes ~1 ms.
