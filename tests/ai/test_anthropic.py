@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -400,12 +401,72 @@ def test_on_payload_replaces_the_body_sent() -> None:
     assert sent["metadata"] == {"user_id": "u1"}
 
 
-def test_importing_pith_does_not_import_the_sdk() -> None:
-    code = "import pith.ai, pith.agent, sys; print('anthropic' in sys.modules)"
+def test_importing_pith_imports_no_http_client() -> None:
+    code = "import pith.ai, pith.agent, sys; print('httpx2' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_a_request_never_loads_the_anthropic_sdk() -> None:
+    # The SDK takes over a second to import; pith talks HTTP itself.
+    code = (
+        "import sys, asyncio\n"
+        "from pith.testing import FakeServer\n"
+        "from tests.ai.test_anthropic import claude, run, final, ask\n"
+        "with FakeServer({'turns': [{'text': 'ok'}]}) as server:\n"
+        "    assert final(run(claude(server), ask('hi'))).text() == 'ok'\n"
+        "print('anthropic' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert result.stdout.strip() == "False"
+
+
+def test_requests_carry_the_api_version_and_key() -> None:
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        final(run(claude(server), ask("hi"), StreamOptions(api_key="sk-test")))
+        headers = {k.lower(): v for k, v in server.requests[-1]["headers"].items()}
+    assert headers["anthropic-version"] == "2023-06-01"
+    assert headers["content-type"] == "application/json"
+
+
+def test_an_unreachable_server_is_a_connection_error() -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # free once closed: nothing listens there
+    message = final(run(claude(base_url=f"http://127.0.0.1:{port}"), ask("hi")))
+    assert message.stop_reason == "error"
+    assert isinstance(message.error_message, str)
+    assert message.error_message.startswith("Connection error.")
+
+
+def test_a_non_json_error_page_is_reported_by_status_and_text() -> None:
+    class Proxy(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            page = b"<html>502 Bad Gateway</html>"
+            self.send_response(502)
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        message = final(run(claude(base_url=url), ask("hi")))
+    finally:
+        server.shutdown()
+    assert message.error_message == "502 <html>502 Bad Gateway</html>"
 
 
 # --- pure policy ---------------------------------------------------------------------------------

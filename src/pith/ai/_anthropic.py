@@ -1,4 +1,4 @@
-"""Anthropic Messages, through the official `anthropic` SDK (imported only when used).
+"""Anthropic Messages over HTTP (`_anthropic_http`; `httpx2` is imported only when used).
 
 The raw event stream is mapped onto `MessageBuilder`: Anthropic numbers its content blocks and
 opens and closes them one at a time (`content_block_start` / `_delta` / `_stop`), the stop
@@ -8,19 +8,16 @@ reason arrives in `message_delta`, and `message_stop` marks a complete reply.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, cast
 
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._anthropic_convert import build_request, request_headers
+from pith.ai._anthropic_http import AnthropicHTTP, StatusError
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_compat import retry_after_seconds
 from pith.ai._stream import Context, StreamEvent, StreamOptions, TextDelta
-
-if TYPE_CHECKING:
-    import anthropic
 
 __all__ = ["AnthropicProvider", "map_stop_reason"]
 
@@ -57,12 +54,6 @@ class AnthropicProvider:
         self, model: Model, context: Context, options: StreamOptions
     ) -> AsyncIterator[StreamEvent]:
         builder = MessageBuilder(model)
-        try:
-            import anthropic
-        except ImportError:
-            for event in builder.fail("the `anthropic` package is missing: pip install anthropic"):
-                yield event
-            return
         for event in builder.start():
             yield event
         state = _EventState(builder)
@@ -89,60 +80,29 @@ class AnthropicProvider:
             )
             client = cached_client(
                 key,
-                lambda: anthropic.AsyncAnthropic(
-                    api_key=options.api_key or "no-key",
-                    base_url=model.base_url or None,
-                    default_headers=headers,
-                    max_retries=0,
-                    timeout=timeout,
+                lambda: AnthropicHTTP(
+                    model.base_url or None, options.api_key or "no-key", headers, timeout
                 ),
             )
-            events = _events(client, body)
-            async for raw in until_aborted(events, options.signal):
+            async for raw in until_aborted(client.events(body), options.signal):
                 for event in state.take(raw):
                     yield event
             final = state.finish()
         except Aborted:
             final = builder.fail("Request was aborted", aborted=True)
-        except anthropic.APIStatusError as error:
-            headers = dict(error.response.headers) if error.response is not None else {}
-            final = builder.fail(_status_message(error), retry_after=retry_after_seconds(headers))
-        except anthropic.APITimeoutError:
-            final = builder.fail("Request timed out")
-        except anthropic.APIConnectionError as error:
-            final = builder.fail(_connection_message(error))
+        except StatusError as error:
+            retry_after = retry_after_seconds(error.headers)
+            final = builder.fail(_status_message(error), retry_after=retry_after)
         except Exception as error:
-            final = builder.fail(_unexpected_message(error, state))
+            final = builder.fail(_transport_message(error, state))
         for event in final:
             yield event
 
 
-async def _events(client: anthropic.AsyncAnthropic, body: JsonObject) -> AsyncIterator[JsonObject]:
-    """The raw stream events of one request, as plain dicts (`ping` is skipped by the SDK)."""
-    # Everything but the required typed fields goes through `extra_body`, sent as is: the SDK
-    # would otherwise walk a long history field by field on every request.
-    rest = {key: value for key, value in body.items() if key not in _TYPED_KEYS}
-    stream = await client.messages.create(
-        model=cast(Any, body.get("model")),
-        messages=[],
-        max_tokens=cast(Any, body.get("max_tokens")),
-        stream=True,
-        extra_body=rest,
-    )
-    try:
-        async for event in stream:
-            yield event.to_dict(warnings=False)
-    finally:
-        await stream.close()
-
-
-_TYPED_KEYS = frozenset({"model", "max_tokens", "stream"})
-
-
-def _status_message(error: object) -> str:
+def _status_message(error: StatusError) -> str:
     """`<status> <message>` from an API error body (`{"error": {"type", "message"}}`)."""
-    status = getattr(error, "status_code", None)
-    body = getattr(error, "body", None)
+    status = error.status
+    body = error.body
     kind = detail = ""
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -152,34 +112,24 @@ def _status_message(error: object) -> str:
         elif isinstance(inner, str):
             detail = inner
     if not detail:
-        detail = str(getattr(error, "message", "")) or "no details"
-    if isinstance(status, int) and 200 <= status < 300:
+        detail = body.strip()[:500] if isinstance(body, str) and body.strip() else "no details"
+    if 200 <= status < 300:
         # An `error` event inside a started stream: the HTTP status says nothing, the type does.
         return f"{kind}: {detail}" if kind else detail
-    return f"{status} {detail}" if status is not None else detail
+    return f"{status} {detail}"
 
 
-def _connection_message(error: BaseException) -> str:
-    reason = error.__cause__ or error.__context__
-    text = str(error) or "Connection error."
-    if reason is not None and str(reason) and str(reason) not in text:
-        return f"{text} {reason}"
-    return text
-
-
-def _unexpected_message(error: Exception, state: _EventState) -> str:
-    text = f"{type(error).__name__}: {error}"
-    if state.started and not state.stopped and _is_transport_error(error):
-        # The connection dropped mid-reply (the SDK passes the HTTP client's error through).
-        return f"{STREAM_ENDED} ({text})"
-    return text
-
-
-def _is_transport_error(error: BaseException) -> bool:
-    return any(
-        cls.__name__ in ("TransportError", "StreamError") and cls.__module__.startswith("httpx")
-        for cls in type(error).__mro__
-    )
+def _transport_message(error: Exception, state: _EventState) -> str:
+    """A failure of the connection itself, in words that say which."""
+    names = {cls.__name__ for cls in type(error).__mro__}
+    text = str(error) or type(error).__name__
+    if "TimeoutException" in names:
+        return "Request timed out"
+    if state.started and not state.stopped and names & {"TransportError", "StreamError"}:
+        return f"{STREAM_ENDED} ({type(error).__name__}: {text})"  # dropped mid-reply
+    if "TransportError" in names:
+        return f"Connection error. {text}"
+    return f"{type(error).__name__}: {text}"
 
 
 def _int(value: object) -> int | None:
