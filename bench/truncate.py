@@ -5,6 +5,13 @@
 Pi's figure comes from its own `truncateTail` / `truncateHead` timed inside Node (the oracle's
 pinned Node and package, see ../shared/oracle/pi), on the same generated text. Target: pith at
 most 0.5x Pi's time from 10 MB up.
+
+Status (CPython 3.11): not met. Both functions report the input's total lines and UTF-8 bytes,
+so each reads the whole string twice in C: `str.count("\n")` (~2.5 GB/s) and a UTF-8 length
+(~1 GB/s for non-ASCII text; free for ASCII, which CPython flags). V8 does both with SIMD, so on
+this benchmark's non-ASCII text pith takes ~13 ms per 10 MB to Pi's ~4-6 ms; from 100 MB up,
+where Pi's strings get expensive, pith is faster (0.4-0.8x). The tools never truncate huge
+strings in one piece: `bash` counts as output streams in, `read` selects lines as it reads.
 """
 
 from __future__ import annotations
