@@ -49,6 +49,7 @@ from pith.ai import (
     ErrorEvent,
     Message,
     Model,
+    PayloadHook,
     StartEvent,
     StreamOptions,
     ThinkingLevel,
@@ -78,9 +79,11 @@ class AgentOptions:
     """Per-request view of the history (extensions' `context` event); the stored history is
     never changed by it."""
     convert: Callable[[list[AgentMessage]], list[Message]] = convert_to_llm
-    on_payload: Callable[[dict[str, object]], dict[str, object] | None] | None = None
-    replace_message: Callable[[AssistantMessage], Awaitable[AssistantMessage | None]] | None = None
-    """May replace the final assistant message (extensions' `message_end`)."""
+    on_payload: PayloadHook | None = None
+    """Sees (and may replace) each request body (extensions' `before_provider_request`)."""
+    replace_message: Callable[[AgentMessage], Awaitable[AgentMessage | None]] | None = None
+    """May replace a message as it ends, before it enters the history (extensions'
+    `message_end`); a replacement keeps the role."""
     before_tool_call: BeforeHook | None = None
     after_tool_call: AfterHook | None = None
     max_tokens: int | None = None
@@ -140,6 +143,11 @@ class Agent:
     @property
     def is_running(self) -> bool:
         return self._running
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The current run's abort signal; None while idle."""
+        return self._controller.signal if self._controller is not None else None
 
     # --- queues and abort -------------------------------------------------------------------
 
@@ -218,6 +226,7 @@ class Agent:
 
     async def _add(self, message: AgentMessage, added: list[AgentMessage]) -> None:
         await self._emit(MessageStart(message))
+        message = await self._replaced(message)
         self.messages.append(message)
         added.append(message)
         await self._emit(MessageEnd(message))
@@ -308,16 +317,21 @@ class Agent:
             else:
                 await self._emit(MessageUpdate(event.partial, event))
         assert final is not None, "a provider stream must end with done or error"
-        if self.options.replace_message is not None:
-            replaced = await self.options.replace_message(final)
-            if replaced is not None:
-                final = replaced
         if not started:
             await self._emit(MessageStart(final))
+        replaced = await self._replaced(final)
+        if isinstance(replaced, AssistantMessage):
+            final = replaced
         self.messages.append(final)
         added.append(final)
         await self._emit(MessageEnd(final))
         return final
+
+    async def _replaced(self, message: AgentMessage) -> AgentMessage:
+        if self.options.replace_message is None:
+            return message
+        replaced = await self.options.replace_message(message)
+        return message if replaced is None or replaced.role != message.role else replaced
 
     # --- tools ------------------------------------------------------------------------------
 

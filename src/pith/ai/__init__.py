@@ -46,6 +46,7 @@ from pith.ai._stream import (
     Context,
     DoneEvent,
     ErrorEvent,
+    PayloadHook,
     Provider,
     StartEvent,
     StreamEvent,
@@ -60,6 +61,7 @@ from pith.ai._stream import (
     ToolCallEnd,
     ToolCallStart,
     ToolSpec,
+    apply_payload_hook,
 )
 from pith.ai._wire import (
     UNSET,
@@ -98,6 +100,7 @@ __all__ = [
     "ModelChoice",
     "ModelCost",
     "ModelRegistry",
+    "PayloadHook",
     "Provider",
     "ProviderConfig",
     "ProviderInfo",
@@ -130,6 +133,7 @@ __all__ = [
     "WireError",
     "WireStruct",
     "apply_cost",
+    "apply_payload_hook",
     "as_thinking_level",
     "builtin_models",
     "convert",

@@ -17,7 +17,7 @@ from pith.ai._clients import cached_client
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_compat import retry_after_seconds
-from pith.ai._stream import Context, StreamEvent, StreamOptions, TextDelta
+from pith.ai._stream import Context, StreamEvent, StreamOptions, TextDelta, apply_payload_hook
 
 __all__ = ["AnthropicProvider", "map_stop_reason"]
 
@@ -66,9 +66,7 @@ class AnthropicProvider:
                 temperature=options.temperature,
             )
             if options.on_payload is not None:
-                replaced = options.on_payload(body)
-                if replaced is not None:
-                    body = {**replaced, "stream": True}
+                body = {**await apply_payload_hook(options, body), "stream": True}
             headers = request_headers(model, options.thinking, options.headers)
             timeout = options.timeout_seconds or 600.0
             key = (

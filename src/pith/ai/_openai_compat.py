@@ -16,7 +16,7 @@ from pith.ai._clients import cached_client
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_convert import REASONING_FIELDS, build_request
-from pith.ai._stream import Context, StreamEvent, StreamOptions
+from pith.ai._stream import Context, StreamEvent, StreamOptions, apply_payload_hook
 
 __all__ = ["OpenAICompatProvider", "parse_usage", "retry_after_seconds"]
 
@@ -102,10 +102,7 @@ class OpenAICompatProvider:
             thinking=options.thinking,
             temperature=options.temperature,
         )
-        if options.on_payload is not None:
-            replaced = options.on_payload(body)
-            if replaced is not None:
-                body = replaced
+        body = await apply_payload_hook(options, body)
         client = _client(openai, model, options)
         # Everything goes through `extra_body`: the SDK sends it as is, where its typed
         # parameters would be walked field by field (30+ ms for a long history).

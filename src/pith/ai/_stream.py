@@ -7,7 +7,8 @@ failure becomes an assistant message with `stopReason` `error` (or `aborted`) an
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -18,6 +19,7 @@ __all__ = [
     "Context",
     "DoneEvent",
     "ErrorEvent",
+    "PayloadHook",
     "Provider",
     "StartEvent",
     "StreamEvent",
@@ -32,6 +34,7 @@ __all__ = [
     "ToolCallEnd",
     "ToolCallStart",
     "ToolSpec",
+    "apply_payload_hook",
 ]
 
 
@@ -58,6 +61,11 @@ class AbortLike(Protocol):
     def on_abort(self, callback: Callable[[], None]) -> Callable[[], None]: ...
 
 
+PayloadHook = Callable[
+    [dict[str, object]], dict[str, object] | Awaitable[dict[str, object] | None] | None
+]
+
+
 @dataclass
 class StreamOptions:
     api_key: str | None = None
@@ -69,8 +77,18 @@ class StreamOptions:
     temperature: float | None = None
     session_id: str | None = None
     timeout_seconds: float | None = None
-    on_payload: Callable[[dict[str, object]], dict[str, object] | None] | None = None
-    """Sees (and may replace) the request body before it is sent."""
+    on_payload: PayloadHook | None = None
+    """Sees (and may replace) the request body before it is sent; may be async."""
+
+
+async def apply_payload_hook(options: StreamOptions, body: dict[str, object]) -> dict[str, object]:
+    """The body after `options.on_payload` (itself when there is no hook or it returns None)."""
+    if options.on_payload is None:
+        return body
+    replaced = options.on_payload(body)
+    if inspect.isawaitable(replaced):
+        replaced = await replaced
+    return body if replaced is None else replaced
 
 
 @dataclass

@@ -7,6 +7,11 @@ from pith.app._events import (
     SessionEvent,
     event_to_json,
 )
+from pith.app._extension_setup import (
+    add_extension_flags,
+    apply_extension_flags,
+    load_extension_runner,
+)
 from pith.app._factory import SessionOptions, build_agent_session
 from pith.app._input import Prompts, build_prompts, read_piped_stdin
 from pith.app._print_mode import failure_line, run_print_mode
@@ -23,10 +28,13 @@ __all__ = [
     "SessionListener",
     "SessionOptions",
     "ToolRunError",
+    "add_extension_flags",
+    "apply_extension_flags",
     "build_agent_session",
     "build_prompts",
     "event_to_json",
     "failure_line",
+    "load_extension_runner",
     "read_piped_stdin",
     "run_print_mode",
     "run_tool",

@@ -71,15 +71,22 @@ async def run_print_mode(
             pass
     try:
         reply: AssistantMessage | None = None
+        handled = False
         queue = ([prompts.first] if prompts.first is not None else []) + prompts.rest
         for index, text in enumerate(queue):
             images = prompts.images if index == 0 else []
-            reply = await session.prompt(text, images)
+            answer = await session.prompt(text, images)
+            handled = session.last_handled
+            if handled:
+                continue  # an extension's command or input handler took it
+            reply = answer
             if reply is None or reply.stop_reason in ("error", "aborted"):
                 break
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+    if handled and reply is None:
+        return 0
     problem = failure_line(reply, session.model.context_window)
     if mode == "text" and reply is not None and reply.stop_reason not in ("error", "aborted"):
         for block in reply.content:

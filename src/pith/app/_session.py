@@ -1,9 +1,10 @@
-"""`AgentSession`: an agent, its session tree, tools, model, system prompt and retry policy.
+"""`AgentSession`: an agent, its session tree, tools, model, system prompt, retry policy and
+extensions.
 
 This is the object every mode drives (print, json, rpc, interactive). The model's context is the
 session's projection: loaded from the tree when the session starts, and every message the agent
-adds is recorded as an entry the moment it ends. Extensions, resources and compaction plug in
-here as they are built.
+adds is recorded as an entry the moment it ends. Extensions see every step through their events
+(`pith.extensions.events`) and act through `SessionHost`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Literal
 
 from pith.agent import (
     AbortController,
@@ -39,6 +41,26 @@ from pith.ai import (
     retry_delay_seconds,
 )
 from pith.app._events import AgentSettled, AutoRetryEnd, AutoRetryStart, SessionEvent
+from pith.app._extension_hooks import tool_hooks
+from pith.app._extension_host import SessionHost
+from pith.app._toolset import ToolSet
+from pith.compaction import estimate_context_tokens
+from pith.extensions import (
+    ContextUsage,
+    DeliverAs,
+    ExtensionRunner,
+    ExtensionUI,
+    HeadlessUI,
+    Mode,
+)
+from pith.extensions.events import (
+    BeforeAgentStart,
+    Input,
+    InputSource,
+    ModelSelect,
+    SessionShutdown,
+    SessionStart,
+)
 from pith.resources import SystemPromptOptions, build_system_prompt
 from pith.session import MessageEntry, SessionStore
 from pith.tools import run_shell
@@ -49,7 +71,11 @@ SessionListener = Callable[[SessionEvent], Awaitable[None] | None]
 
 
 class AgentSession:
-    """Runs prompts against one model with one tool set, recording everything in `store`."""
+    """Runs prompts against one model with one tool set, recording everything in `store`.
+
+    `tools` are all the tools the session knows (built-ins); `active` names those the model
+    gets (default: all). Tools the `extensions` registered join them.
+    """
 
     def __init__(
         self,
@@ -59,33 +85,55 @@ class AgentSession:
         registry: ModelRegistry,
         tools: dict[str, Tool],
         store: SessionStore,
+        active: Sequence[str] | None = None,
         thinking: ThinkingLevel = "off",
         api_key: str | None = None,
         system_prompt: str | None = None,
         retry: RetryPolicy | None = None,
+        extensions: ExtensionRunner | None = None,
+        mode: Mode = "print",
+        ui: ExtensionUI | None = None,
+        settings: dict[str, object] | None = None,
+        project_trusted: bool = False,
     ) -> None:
         self.cwd = cwd
         self.registry = registry
         self.store = store
         self.retry = retry or RetryPolicy()
+        self.extensions = extensions or ExtensionRunner(cwd)
+        self.mode: Mode = mode
+        self.ui: ExtensionUI = ui or HeadlessUI()
+        self.settings = settings or {}
+        self.project_trusted = project_trusted
+        self.next_turn: list[AgentMessage] = []
+        """Messages extensions queued for the user's next prompt."""
+        self.last_handled = False
+        """Whether the last `prompt` was taken by an extension (a `/command`, or an `input`
+        handler) instead of going to the model."""
         self._api_key_override = api_key
-        prompt = system_prompt or build_system_prompt(
-            SystemPromptOptions(cwd=cwd, tools=list(tools.values()))
-        )
+        self._custom_prompt = system_prompt
+        self.toolset = ToolSet(tools, self.extensions, active if active is not None else tools)
+        before, after = tool_hooks(self.extensions)
         options = AgentOptions(
             api_key=lambda m: registry.api_key(m, self._api_key_override),
             headers=self._headers,
             session_id=store.id,
+            transform_context=self.extensions.emit_context,
+            replace_message=self.extensions.emit_message_end,
+            before_tool_call=before,
+            after_tool_call=after,
+            on_payload=self._on_payload,
         )
         projection = store.projection()
         self.agent = Agent(
             model=model,
-            system_prompt=prompt,
-            tools=tools,
+            system_prompt="",
+            tools=self.toolset.active(),
             thinking=thinking,
             messages=list(projection.messages),
             options=options,
         )
+        self.agent.system_prompt = self.system_prompt()
         if projection.model != (model.provider, model.id):
             store.append_model_change(model.provider, model.id)
         if projection.thinking_level != thinking:
@@ -97,7 +145,88 @@ class AgentSession:
         self._aborted = False
         self._queued_bash: list[BashExecutionMessage] = []
         self._bash_abort: AbortController | None = None
+        self._started = False
         self.agent.subscribe(self._forward)
+        self.extensions.bind(SessionHost(self))
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    async def start(
+        self, reason: Literal["startup", "reload", "new", "resume", "fork"] = "startup"
+    ) -> None:
+        """Tell extensions the session is ready (`session_start`)."""
+        if not self._started:
+            self._started = True
+            await self.extensions.emit(SessionStart(reason))
+
+    async def shutdown(
+        self, reason: Literal["quit", "reload", "new", "resume", "fork"] = "quit"
+    ) -> None:
+        """Tell extensions the session ends (`session_shutdown`), then close it."""
+        try:
+            if self._started:
+                await self.extensions.emit(SessionShutdown(reason))
+        finally:
+            self.close()
+
+    # --- tools and the system prompt --------------------------------------------------------
+
+    def all_tools(self) -> dict[str, Tool]:
+        return self.toolset.all()
+
+    def active_tool_names(self) -> list[str]:
+        return self.toolset.active_names()
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        self.toolset.set_active(names)
+        self._apply_tools()
+
+    def tools_changed(self) -> None:
+        self.toolset.refresh()
+        self._apply_tools()
+
+    def _apply_tools(self) -> None:
+        self.agent.tools = self.toolset.active()
+        if not self.agent.is_running:
+            self.agent.system_prompt = self.system_prompt()
+
+    def _prompt_options(self) -> SystemPromptOptions:
+        return SystemPromptOptions(cwd=self.cwd, tools=list(self.toolset.active().values()))
+
+    def system_prompt(self, options: SystemPromptOptions | None = None) -> str:
+        """The system prompt for the active tools (or `options`), unless one was given."""
+        if self._custom_prompt is not None:
+            return self._custom_prompt
+        return build_system_prompt(options or self._prompt_options())
+
+    # --- model ------------------------------------------------------------------------------
+
+    async def set_model(self, model: Model) -> bool:
+        """Switch to `model`; False (and no switch) when it has no credentials."""
+        config = self.registry.providers.get(model.provider)
+        needs_key = config.needs_key if config is not None else True
+        if needs_key and self.registry.api_key(model, self._api_key_override) is None:
+            return False
+        previous = self.agent.model
+        self.agent.model = model
+        self.store.append_model_change(model.provider, model.id)
+        await self.extensions.emit(ModelSelect(model, previous, "set"))
+        return True
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None:
+        self.agent.thinking = level
+        self.store.append_thinking_level_change(level)
+
+    def context_usage(self) -> ContextUsage:
+        window = self.model.context_window
+        tokens = estimate_context_tokens(self.agent.messages)
+        percent = round(tokens / window * 100, 1) if window > 0 else None
+        return ContextUsage(tokens, window, percent)
+
+    async def _on_payload(self, body: dict[str, object]) -> dict[str, object] | None:
+        if not self.extensions.has_handlers("before_provider_request"):
+            return None
+        return await self.extensions.emit_before_provider_request(body)
 
     @property
     def model(self) -> Model:
@@ -143,9 +272,12 @@ class AgentSession:
 
     async def _forward(self, event: AgentEvent) -> None:
         if isinstance(event, MessageEnd):
-            self._record(event.message)
-        if isinstance(event, AgentEnd):
-            self._will_retry = self._should_retry()
+            self._record(event.message)  # extensions saw it already: they may replace it
+        else:
+            if isinstance(event, AgentEnd):
+                self._will_retry = self._should_retry()
+            if self.extensions.has_handlers(event.type):
+                await self.extensions.emit(event)
         await self._emit(event)
 
     def _record(self, message: AgentMessage) -> None:
@@ -181,22 +313,94 @@ class AgentSession:
     # --- prompting --------------------------------------------------------------------------
 
     async def prompt(
-        self, text: str, images: Sequence[ImageContent] = ()
+        self, text: str, images: Sequence[ImageContent] = (), *, source: InputSource = "print"
     ) -> AssistantMessage | None:
-        """Send a user message and run until the agent (and any retries) settle.
+        """Handle what the user typed: an extension's `/command`, or a message for the model,
+        run until the agent (and any retries) settle.
 
-        Returns the final assistant message, if any.
+        Returns the final assistant message, if the model was asked.
         """
+        self.last_handled = True
+        found = self.extensions.find_command(text)
+        if found is not None:
+            await self.extensions.run_command(*found)
+            return None
+        images = list(images)
+        if self.extensions.has_handlers("input"):
+            answer = await self.extensions.emit_input(Input(text, images, source))
+            if answer.action == "handled":
+                return None
+            if answer.action == "transform" and answer.text is not None:
+                text, images = answer.text, list(answer.images or images)
+        self.last_handled = False
         content: list[UserContent] = [TextContent(text=text), *images]
+        messages: list[AgentMessage] = [UserMessage(content=content), *self.next_turn]
+        self.next_turn = []
+        messages.extend(await self._prepare_run(text, images))
+        return await self._run(messages)
+
+    async def _prepare_run(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
+        """`before_agent_start`: the run's system prompt and tools; extra messages."""
+        if not self.extensions.has_handlers("before_agent_start"):
+            self.agent.system_prompt = self.system_prompt()
+            return []
+        options = self._prompt_options()
+        before = [tool.name for tool in options.tools]
+        event = BeforeAgentStart(text, images, "", options)
+        outcome = await self.extensions.emit_before_agent_start(
+            event, lambda: self.system_prompt(options)
+        )
+        after = [tool.name for tool in options.tools]
+        if after != before:
+            self.toolset.set_active(after)
+            self.agent.tools = self.toolset.active()
+        self.agent.system_prompt = outcome.system_prompt or self.system_prompt(options)
+        return list(outcome.messages)
+
+    async def _run(self, messages: list[AgentMessage]) -> AssistantMessage | None:
         self._aborted = False
         self._retry_attempt = 0
         try:
-            await self.agent.prompt([UserMessage(content=content)])
+            await self.agent.prompt(messages)
             await self._retry_loop()
+            while any(self.agent.queued()) and not self._aborted:
+                await self.agent.continue_()  # queued by handlers after the run ended
         finally:
             self._flush_bash()
         await self._emit(AgentSettled(aborted=self._aborted))
         return self._last_reply()
+
+    # --- messages from extensions -----------------------------------------------------------
+
+    async def send_custom_message(
+        self, message: CustomMessage, deliver_as: DeliverAs, trigger_turn: bool
+    ) -> None:
+        if self.agent.is_running:
+            if deliver_as == "steer":
+                self.agent.steer(message)
+            elif deliver_as == "follow_up":
+                self.agent.follow_up(message)
+            else:
+                self.next_turn.append(message)
+        elif trigger_turn:
+            await self._run([message])
+        elif deliver_as == "next_turn":
+            self.next_turn.append(message)
+        else:
+            self._record(message)
+            self.agent.messages.append(message)
+
+    async def send_user_message(self, text: str, deliver_as: DeliverAs | None) -> None:
+        message = UserMessage(content=[TextContent(text=text)])
+        if self.agent.is_running:
+            if deliver_as == "follow_up":
+                self.agent.follow_up(message)
+            elif deliver_as == "next_turn":
+                self.next_turn.append(message)
+            else:
+                self.agent.steer(message)
+        else:
+            await self.prompt(text, source="extension")
 
     async def _retry_loop(self) -> None:
         while self._should_retry():

@@ -13,6 +13,8 @@ from pith.errors import InputError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pith.ai import Model, ModelChoice, ModelRegistry
+    from pith.extensions import ExtensionRunner
+    from pith.resources import Settings
     from pith.session import SessionStore
 
 __all__ = ["parser", "run"]
@@ -74,22 +76,66 @@ def parser() -> argparse.ArgumentParser:
     sessions.add_argument("--session-id", help="id for a new session")
     sessions.add_argument("--no-session", action="store_true", help="keep nothing on disk")
     sessions.add_argument("-n", "--name", help="name the session")
+    add_extension_options(p)
     p.add_argument("--list-models", action="store_true", help="list models and exit")
     p.add_argument("--cwd", help=argparse.SUPPRESS)
     return p
 
 
-def run(argv: list[str]) -> int:
-    options = parser().parse_args(argv)
-    from pith.ai import ModelRegistry
-    from pith.resources import agent_dir
+def add_extension_options(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("extensions")
+    group.add_argument(
+        "-e",
+        "--extension",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load an extension (a .py file, a package folder or a module); repeatable",
+    )
+    group.add_argument(
+        "-ne",
+        "--no-extensions",
+        action="store_true",
+        help="load no discovered extensions (pith's built-ins and -e still load)",
+    )
 
-    registry = ModelRegistry.load(agent_dir())
+
+def _early_options(argv: list[str]) -> argparse.Namespace:
+    """What must be known before extensions load (they may add flags of their own)."""
+    early = argparse.ArgumentParser(add_help=False)
+    add_extension_options(early)
+    early.add_argument("--cwd")
+    return early.parse_known_args(argv)[0]
+
+
+def run(argv: list[str]) -> int:
+    return asyncio.run(_main(argv))
+
+
+async def _main(argv: list[str]) -> int:
+    from pith.ai import ModelRegistry
+    from pith.app import add_extension_flags, apply_extension_flags, load_extension_runner
+    from pith.resources import agent_dir, load_settings
+
+    early = _early_options(argv)
+    home = agent_dir()
+    settings = load_settings(home)
+    cwd = os.path.abspath(early.cwd or os.getcwd())
+    runner = await load_extension_runner(
+        cwd, home, settings, paths=early.extension, no_extensions=early.no_extensions
+    )
+    full = parser()
+    add_extension_flags(full, runner)
+    options = full.parse_args(argv)
+    apply_extension_flags(options, runner)
+    for warning in [*settings.warnings, *runner.diagnostics]:
+        print(f"pith: warning: {warning}", file=sys.stderr)
+    runner.diagnostics.clear()
+    registry = ModelRegistry.load(home)
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
     if options.list_models:
         return _list_models(registry)
-    cwd = os.path.abspath(options.cwd or os.getcwd())
     files = [arg[1:] for arg in options.messages if arg.startswith("@") and len(arg) > 1]
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
     interactive = (
@@ -123,12 +169,14 @@ def run(argv: list[str]) -> int:
     if store is None:
         return 0
     try:
-        return _run_in(store, options, registry, choice, messages, files, cwd)
+        return await _run_in(
+            store, options, registry, choice, messages, files, cwd, runner, settings
+        )
     finally:
         store.close()
 
 
-def _run_in(
+async def _run_in(
     store: SessionStore,
     options: argparse.Namespace,
     registry: ModelRegistry,
@@ -136,6 +184,8 @@ def _run_in(
     messages: list[str],
     files: list[str],
     cwd: str,
+    runner: ExtensionRunner,
+    settings: Settings,
 ) -> int:
     from pith.ai import as_thinking_level
     from pith.app import build_prompts, read_piped_stdin, run_print_mode
@@ -168,9 +218,16 @@ def _run_in(
             system_prompt=options.system_prompt,
             api_key=options.api_key,
         ),
+        extensions=runner,
+        mode="json" if options.mode == "json" else "print",
+        settings=settings.data,
     )
     header = json.loads(encode_entry(store.header))
-    return asyncio.run(run_print_mode(session, prompts, options.mode, header))
+    await session.start()
+    try:
+        return await run_print_mode(session, prompts, options.mode, header)
+    finally:
+        await session.shutdown()
 
 
 def _choose_model(

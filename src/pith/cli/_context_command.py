@@ -28,13 +28,21 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--tools", "-t", help="tools as for the agent (a,b,+x,-y)")
     parser.add_argument("--no-tools", action="store_true")
     parser.add_argument("--json", action="store_true", help="everything as one JSON object")
+    from pith.cli._agent_command import add_extension_options
+
+    add_extension_options(parser)
     options = parser.parse_args(argv)
+    return asyncio.run(_run(options))
+
+
+async def _run(options: argparse.Namespace) -> int:
 
     from pith.ai import ModelRegistry, as_thinking_level
+    from pith.app import load_extension_runner
     from pith.app._context_report import build_report, render_report, report_to_json
     from pith.app._factory import SessionOptions, build_agent_session
     from pith.app._stores import session_dir_for
-    from pith.resources import agent_dir
+    from pith.resources import agent_dir, load_settings
     from pith.session import SessionStore, find_latest_session, resolve_session_arg
 
     cwd = os.getcwd()
@@ -61,15 +69,30 @@ def run(argv: list[str]) -> int:
     if pattern is None:
         raise InputError("the session names no model yet; pass --model provider/id")
     choice = registry.find(pattern)
+    home = agent_dir()
+    settings = load_settings(home)
+    session_cwd = store.cwd or cwd
+    runner = await load_extension_runner(
+        session_cwd, home, settings, paths=options.extension, no_extensions=options.no_extensions
+    )
+    for warning in [*settings.warnings, *runner.diagnostics]:
+        print(f"pith: warning: {warning}", file=sys.stderr)
+    runner.diagnostics.clear()
     session = build_agent_session(
-        cwd=store.cwd or cwd,
+        cwd=session_cwd,
         store=store,
         registry=registry,
         model=choice.model,
         thinking=as_thinking_level(projection.thinking_level),
         options=SessionOptions(tools=options.tools, no_tools=options.no_tools),
+        extensions=runner,
+        settings=settings.data,
     )
-    context = asyncio.run(session.agent.next_context())
+    await session.start()
+    try:
+        context = await session.agent.next_context()
+    finally:
+        await session.shutdown()
     report = build_report(choice.model, store, context, str(path))
     if options.json:
         json.dump(report_to_json(report), sys.stdout, ensure_ascii=False)

@@ -7,9 +7,13 @@ import asyncio
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from pith.ai import UNSET, ImageContent, TextContent, to_builtins
 from pith.errors import InputError
+
+if TYPE_CHECKING:
+    from pith.agent import ToolCallOutcome
 
 __all__ = ["run"]
 
@@ -18,12 +22,15 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pith tool",
         description=(
-            "Run one built-in tool exactly as a model-issued call runs: argument repair and "
-            "validation, output caps and notices included. Exit status: 0 on success, 1 when "
-            "the tool reports an error, 2 for a bad request."
+            "Run one tool exactly as a model-issued call runs: argument repair and "
+            "validation, the extensions' tool_call and tool_result handlers, output caps and "
+            "notices included. Exit status: 0 on success, 1 when the tool reports an error "
+            "(or an extension blocked the call), 2 for a bad request."
         ),
     )
-    parser.add_argument("name", help="tool name: read, write, edit, bash, grep, find or ls")
+    parser.add_argument(
+        "name", help="tool name: read, write, edit, bash, grep, find, ls, or an extension's"
+    )
     parser.add_argument(
         "arguments",
         nargs="?",
@@ -36,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help='print {"content": [...], "details": ..., "isError": ...} instead of text',
     )
+    from pith.cli._agent_command import add_extension_options
+
+    add_extension_options(parser)
     return parser
 
 
@@ -53,9 +63,7 @@ def run(argv: list[str]) -> int:
     if not os.path.isdir(cwd):
         raise InputError(f"--cwd {options.cwd}: not a directory")
 
-    from pith.app import run_tool
-
-    outcome = asyncio.run(run_tool(options.name, arguments, cwd))
+    outcome = asyncio.run(_run(options, arguments, cwd))
     result = outcome.result
     if options.json:
         payload = {
@@ -72,3 +80,18 @@ def run(argv: list[str]) -> int:
                 size = len(block.data) * 3 // 4
                 print(f"[image: {block.mime_type}, about {size} bytes]")
     return 1 if result.is_error else 0
+
+
+async def _run(options: argparse.Namespace, arguments: object, cwd: str) -> ToolCallOutcome:
+    from pith.app import load_extension_runner, run_tool
+    from pith.resources import agent_dir, load_settings
+
+    home = agent_dir()
+    settings = load_settings(home)
+    runner = await load_extension_runner(
+        cwd, home, settings, paths=options.extension, no_extensions=options.no_extensions
+    )
+    for warning in [*settings.warnings, *runner.diagnostics]:
+        print(f"pith: warning: {warning}", file=sys.stderr)
+    runner.diagnostics.clear()
+    return await run_tool(options.name, arguments, cwd, extensions=runner, settings=settings.data)

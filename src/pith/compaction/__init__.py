@@ -2,9 +2,18 @@
 
 from pith.compaction.tokens import (
     ESTIMATED_IMAGE_CHARS,
+    estimate_context_tokens,
     estimate_text_tokens,
     estimate_tokens,
     estimate_total,
+    usage_tokens,
 )
 
-__all__ = ["ESTIMATED_IMAGE_CHARS", "estimate_text_tokens", "estimate_tokens", "estimate_total"]
+__all__ = [
+    "ESTIMATED_IMAGE_CHARS",
+    "estimate_context_tokens",
+    "estimate_text_tokens",
+    "estimate_tokens",
+    "estimate_total",
+    "usage_tokens",
+]

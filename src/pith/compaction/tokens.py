@@ -28,7 +28,14 @@ from pith.ai import (
 )
 from pith.tools.truncate import utf16_len
 
-__all__ = ["ESTIMATED_IMAGE_CHARS", "estimate_text_tokens", "estimate_tokens", "estimate_total"]
+__all__ = [
+    "ESTIMATED_IMAGE_CHARS",
+    "estimate_context_tokens",
+    "estimate_text_tokens",
+    "estimate_tokens",
+    "estimate_total",
+    "usage_tokens",
+]
 
 ESTIMATED_IMAGE_CHARS = 4800
 
@@ -84,3 +91,26 @@ def estimate_text_tokens(text: str) -> int:
 
 def estimate_total(messages: Sequence[AgentMessage]) -> int:
     return sum(estimate_tokens(message) for message in messages)
+
+
+def usage_tokens(message: AssistantMessage) -> int:
+    """The context size a reply reports: `totalTokens`, or the sum of its parts when 0."""
+    usage = message.usage
+    return usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
+
+
+def estimate_context_tokens(messages: Sequence[AgentMessage]) -> int:
+    """The context's size in tokens: the last usable reported usage plus an estimate of every
+    later message; all estimated when no reply reported usage (Pi's estimateContextTokens).
+
+    Usable means a reply that was neither aborted nor an error and reported tokens.
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if (
+            isinstance(message, AssistantMessage)
+            and message.stop_reason not in ("aborted", "error")
+            and usage_tokens(message) > 0
+        ):
+            return usage_tokens(message) + estimate_total(messages[index + 1 :])
+    return estimate_total(messages)

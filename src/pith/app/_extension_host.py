@@ -1,0 +1,210 @@
+"""pith as extensions see it: `ExtensionHost` for a conversation, and for a lone tool call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pith.agent import AbortSignal, Tool
+from pith.ai import CustomMessage, Model, ModelRegistry, ThinkingLevel
+from pith.extensions import ContextUsage, DeliverAs, ExtensionUI, Mode, NotAvailableError
+from pith.session import SessionStore
+
+if TYPE_CHECKING:
+    from pith.app._session import AgentSession
+
+__all__ = ["SessionHost", "ToolHost"]
+
+
+class SessionHost:
+    """The host of a conversation: everything goes to the `AgentSession`."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    @property
+    def cwd(self) -> str:
+        return self._session.cwd
+
+    @property
+    def mode(self) -> Mode:
+        return self._session.mode
+
+    @property
+    def ui(self) -> ExtensionUI:
+        return self._session.ui
+
+    @property
+    def settings(self) -> dict[str, object]:
+        return self._session.settings
+
+    def all_tools(self) -> dict[str, Tool]:
+        return self._session.all_tools()
+
+    def active_tool_names(self) -> list[str]:
+        return self._session.active_tool_names()
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        self._session.set_active_tools(names)
+
+    def tools_changed(self) -> None:
+        self._session.tools_changed()
+
+    @property
+    def session(self) -> SessionStore | None:
+        return self._session.store
+
+    @property
+    def model(self) -> Model | None:
+        return self._session.model
+
+    @property
+    def registry(self) -> ModelRegistry | None:
+        return self._session.registry
+
+    @property
+    def thinking_level(self) -> ThinkingLevel:
+        return self._session.thinking
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        return self._session.agent.signal
+
+    async def set_model(self, model: Model) -> bool:
+        return await self._session.set_model(model)
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None:
+        self._session.set_thinking_level(level)
+
+    async def send_message(
+        self, message: CustomMessage, deliver_as: DeliverAs, trigger_turn: bool
+    ) -> None:
+        await self._session.send_custom_message(message, deliver_as, trigger_turn)
+
+    async def send_user_message(self, text: str, deliver_as: DeliverAs | None) -> None:
+        await self._session.send_user_message(text, deliver_as)
+
+    def append_entry(self, custom_type: str, data: object) -> str:
+        return self._session.store.append_custom(custom_type, data).id
+
+    def is_idle(self) -> bool:
+        return not self._session.agent.is_running
+
+    def abort(self) -> None:
+        self._session.abort()
+
+    def has_pending_messages(self) -> bool:
+        steering, follow_up = self._session.agent.queued()
+        return bool(steering or follow_up or self._session.next_turn)
+
+    def context_usage(self) -> ContextUsage | None:
+        return self._session.context_usage()
+
+    def system_prompt(self) -> str:
+        return self._session.agent.system_prompt
+
+    def is_project_trusted(self) -> bool:
+        return self._session.project_trusted
+
+
+class ToolHost:
+    """The host of `pith tool`: tools, files and settings, but no model or conversation."""
+
+    def __init__(
+        self,
+        cwd: str,
+        tools: dict[str, Tool],
+        ui: ExtensionUI,
+        settings: dict[str, object],
+    ) -> None:
+        self._cwd = cwd
+        self._tools = tools
+        self._ui = ui
+        self._settings = settings
+
+    @property
+    def cwd(self) -> str:
+        return self._cwd
+
+    @property
+    def mode(self) -> Mode:
+        return "tool"
+
+    @property
+    def ui(self) -> ExtensionUI:
+        return self._ui
+
+    @property
+    def settings(self) -> dict[str, object]:
+        return self._settings
+
+    def all_tools(self) -> dict[str, Tool]:
+        return dict(self._tools)
+
+    def active_tool_names(self) -> list[str]:
+        return list(self._tools)
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        pass  # one call, already chosen
+
+    def tools_changed(self) -> None:
+        pass
+
+    @property
+    def session(self) -> SessionStore | None:
+        return None
+
+    @property
+    def model(self) -> Model | None:
+        return None
+
+    @property
+    def registry(self) -> ModelRegistry | None:
+        return None
+
+    @property
+    def thinking_level(self) -> ThinkingLevel:
+        return "off"
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        return None
+
+    async def set_model(self, model: Model) -> bool:
+        raise _no_conversation("set_model")
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None:
+        raise _no_conversation("set_thinking_level")
+
+    async def send_message(
+        self, message: CustomMessage, deliver_as: DeliverAs, trigger_turn: bool
+    ) -> None:
+        raise _no_conversation("send_message")
+
+    async def send_user_message(self, text: str, deliver_as: DeliverAs | None) -> None:
+        raise _no_conversation("send_user_message")
+
+    def append_entry(self, custom_type: str, data: object) -> str:
+        raise _no_conversation("append_entry")
+
+    def is_idle(self) -> bool:
+        return True
+
+    def abort(self) -> None:
+        pass
+
+    def has_pending_messages(self) -> bool:
+        return False
+
+    def context_usage(self) -> ContextUsage | None:
+        return None
+
+    def system_prompt(self) -> str:
+        return ""
+
+    def is_project_trusted(self) -> bool:
+        return False
+
+
+def _no_conversation(what: str) -> NotAvailableError:
+    return NotAvailableError(f"{what} needs a conversation; `pith tool` runs a single tool call")

@@ -1,0 +1,57 @@
+"""The tools of a session: the built-ins, those extensions registered, and which are active."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from pith.agent import Tool
+from pith.extensions import ExtensionRunner
+
+__all__ = ["ToolSet"]
+
+
+class ToolSet:
+    """All tools by name (an extension's tool replaces a built-in of the same name, in its
+    place) and the active ones, always listed in that order."""
+
+    def __init__(
+        self, builtins: Mapping[str, Tool], runner: ExtensionRunner, active: Iterable[str]
+    ) -> None:
+        self._builtins = dict(builtins)
+        self._runner = runner
+        self._known_extension_tools = set(runner.tools)
+        everything = self.all()
+        wanted = set(active)
+        self._active = [name for name in everything if name in wanted]
+
+    def all(self) -> dict[str, Tool]:
+        tools = dict(self._builtins)
+        for name, (_, tool) in self._runner.tools.items():
+            tools[name] = tool
+        return tools
+
+    def active_names(self) -> list[str]:
+        return list(self._active)
+
+    def active(self) -> dict[str, Tool]:
+        everything = self.all()
+        return {name: everything[name] for name in self._active if name in everything}
+
+    def set_active(self, names: Sequence[str]) -> None:
+        """Exactly `names` (unknown ones ignored)."""
+        wanted = set(names)
+        self._active = [name for name in self.all() if name in wanted]
+
+    def refresh(self) -> bool:
+        """Take in tools extensions registered since the last look: active unless they say
+        `default_active = False`. True when something changed."""
+        new = [name for name in self._runner.tools if name not in self._known_extension_tools]
+        self._known_extension_tools.update(new)
+        if not new:
+            return False
+        wanted = set(self._active)
+        for name in new:
+            if getattr(self._runner.tools[name][1], "default_active", True):
+                wanted.add(name)
+        self._active = [name for name in self.all() if name in wanted]
+        return True

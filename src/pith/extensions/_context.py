@@ -1,0 +1,106 @@
+"""`ctx`: what a handler, a command or a tool can see and do while pith runs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pith.extensions._host import ContextUsage, ExtensionHost, Mode, NotAvailableError
+from pith.extensions._ui import ExtensionUI, HeadlessUI, NamedUI
+
+if TYPE_CHECKING:
+    from pith.agent import AbortSignal
+    from pith.ai import Model, ModelRegistry, ThinkingLevel
+    from pith.session import SessionStore
+
+__all__ = ["ExtensionContext"]
+
+
+class ExtensionContext:
+    """Handed to every handler as `ctx`, bound to one extension (its notices carry its name).
+
+    Before pith has started a run (while extensions load) only `cwd`, `mode` and `ui` work;
+    the rest raises `NotAvailableError`.
+    """
+
+    def __init__(self, name: str, host: ExtensionHost | None, cwd: str) -> None:
+        self.extension = name
+        """The name of the extension this context belongs to."""
+        self._host = host
+        self._cwd = cwd
+        self._ui: ExtensionUI = NamedUI(host.ui if host is not None else HeadlessUI(), name)
+
+    def _bound(self) -> ExtensionHost:
+        if self._host is None:
+            raise NotAvailableError(
+                "pith has not started yet; use this from an event handler (session_start, say)"
+            )
+        return self._host
+
+    @property
+    def ui(self) -> ExtensionUI:
+        """`notify`, and the questions `confirm`, `select`, `input` (answered with their
+        default at once when there is no UI)."""
+        return self._ui
+
+    @property
+    def mode(self) -> Mode:
+        return self._host.mode if self._host is not None else "print"
+
+    @property
+    def has_ui(self) -> bool:
+        """True when a person can answer questions (interactive and RPC modes)."""
+        return self.mode in ("interactive", "rpc")
+
+    @property
+    def cwd(self) -> str:
+        return self._host.cwd if self._host is not None else self._cwd
+
+    @property
+    def session(self) -> SessionStore | None:
+        """The session tree, to read (entries, branch, labels); change it through the API."""
+        return self._bound().session
+
+    @property
+    def model(self) -> Model | None:
+        return self._bound().model
+
+    @property
+    def model_registry(self) -> ModelRegistry | None:
+        return self._bound().registry
+
+    @property
+    def thinking_level(self) -> ThinkingLevel:
+        return self._bound().thinking_level
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The current run's abort signal (None while idle)."""
+        return self._bound().signal
+
+    @property
+    def settings(self) -> dict[str, object]:
+        return self._bound().settings
+
+    def is_idle(self) -> bool:
+        return self._bound().is_idle()
+
+    def abort(self) -> None:
+        """Stop the current run, as Ctrl-C would."""
+        self._bound().abort()
+
+    def has_pending_messages(self) -> bool:
+        return self._bound().has_pending_messages()
+
+    def get_context_usage(self) -> ContextUsage | None:
+        """How full the context window is; None without a model."""
+        return self._bound().context_usage()
+
+    def get_system_prompt(self) -> str:
+        return self._bound().system_prompt()
+
+    def is_project_trusted(self) -> bool:
+        return self._bound().is_project_trusted()
+
+    def _rebind(self, host: ExtensionHost) -> None:
+        self._host = host
+        self._ui = NamedUI(host.ui, self.extension)

@@ -1,0 +1,253 @@
+"""Finding and loading extensions.
+
+Sources, in load order:
+
+1. the `pith.extensions` entry-point group: pith's own built-ins first, then installed
+   packages by entry-point name;
+2. `<agent dir>/extensions/`: `name.py` files and `name/` package folders (with
+   `__init__.py`), by name;
+3. paths listed in the `extensions` setting;
+4. the project's `.pith/extensions/`, only when the project is trusted;
+5. `-e/--extension PATH` (a file, a package folder or an importable module), in order.
+
+`--no-extensions` skips 1 (except the built-ins), 2, 3 and 4; `-e` still loads. An entry
+`"-name"` in the `extensions` setting disables the extension called `name`, built-ins included.
+Every extension is a module with a `register(api)` function (async allowed); an entry point may
+also name the function itself. Two extensions may not share a name: the first one found is
+kept, except that `-e` replaces a discovered one. A broken extension is reported and skipped,
+with whatever it had registered taken back; pith starts without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+
+from pith.extensions._runner import Extension, ExtensionRunner
+
+__all__ = [
+    "BUILTIN_ORDER",
+    "ENTRY_POINT_GROUP",
+    "ExtensionSpec",
+    "LoadOptions",
+    "discover_extensions",
+    "load_extensions",
+]
+
+ENTRY_POINT_GROUP = "pith.extensions"
+BUILTIN_DISTRIBUTION = "pith-agent"
+BUILTIN_ORDER = ("guard", "permissions", "prune")
+"""Built-ins run in this order: the guard repairs a call before permissions judge it."""
+
+Register = Callable[[object], object]
+
+
+@dataclass
+class ExtensionSpec:
+    """An extension found but not loaded yet."""
+
+    name: str
+    source: str
+    location: str
+    load: Callable[[], Register]
+
+
+@dataclass
+class LoadOptions:
+    cwd: str
+    agent_dir: Path
+    cli_paths: Sequence[str] = ()
+    no_extensions: bool = False
+    setting_entries: Sequence[str] = ()
+    """The `extensions` setting: paths to load, `-name` / `!name` to disable."""
+    project_trusted: bool = False
+
+
+def discover_extensions(options: LoadOptions) -> tuple[list[ExtensionSpec], list[str]]:
+    """The extensions to load, in order, and the problems met finding them."""
+    problems: list[str] = []
+    disabled = {entry[1:].strip() for entry in options.setting_entries if entry[:1] in "-!"}
+    found: list[ExtensionSpec] = []
+    builtins, packages = _entry_points(problems)
+    found.extend(builtins)
+    if not options.no_extensions:
+        found.extend(packages)
+        found.extend(_folder(options.agent_dir / "extensions", "agent", problems))
+        for entry in options.setting_entries:
+            if entry and entry[:1] not in "-!+":
+                spec = _path_spec(_expand(entry, options.agent_dir), "settings", problems)
+                if spec is not None:
+                    found.append(spec)
+        project = Path(options.cwd) / ".pith" / "extensions"
+        if options.project_trusted:
+            found.extend(_folder(project, "project", problems))
+        elif project.is_dir() and any(_candidates(project)):
+            problems.append(
+                f"project extensions in {project} were not loaded: the project is not trusted"
+            )
+    for raw in options.cli_paths:
+        spec = _path_spec(_expand(raw, Path(options.cwd)), "cli", problems, module_ok=raw)
+        if spec is not None:
+            found.append(spec)
+    chosen: dict[str, ExtensionSpec] = {}
+    for spec in found:
+        if spec.name in disabled:
+            continue
+        earlier = chosen.get(spec.name)
+        if earlier is None or spec.source == "cli":
+            if earlier is not None:
+                del chosen[spec.name]  # -e replaces what discovery found, and loads last
+            chosen[spec.name] = spec
+        else:
+            problems.append(
+                f"extension {spec.name} at {spec.location} was not loaded: "
+                f"{earlier.location} has the same name"
+            )
+    return list(chosen.values()), problems
+
+
+async def load_extensions(runner: ExtensionRunner, specs: Sequence[ExtensionSpec]) -> None:
+    """Import each extension and call its `register(api)`; failures become diagnostics."""
+    for spec in specs:
+        extension = Extension(spec.name, spec.source, spec.location)
+        api = runner.add(extension)
+        try:
+            register = spec.load()
+            result = register(api)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as error:
+            runner.discard(extension)
+            runner.diagnostics.append(
+                f"extension {spec.name} ({spec.location}) failed to load: "
+                f"{type(error).__name__}: {error}"
+            )
+
+
+# --- sources ----------------------------------------------------------------------------------
+
+
+def _entry_points(problems: list[str]) -> tuple[list[ExtensionSpec], list[ExtensionSpec]]:
+    builtins: list[ExtensionSpec] = []
+    packages: list[ExtensionSpec] = []
+    try:
+        points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    except Exception as error:  # a broken distribution's metadata
+        problems.append(f"cannot read installed extensions: {error}")
+        return [], []
+    for point in points:
+        distribution = point.dist.name if point.dist is not None else ""
+        is_builtin = distribution == BUILTIN_DISTRIBUTION
+        spec = ExtensionSpec(
+            point.name,
+            "builtin" if is_builtin else "package",
+            f"{point.value} ({distribution or 'unknown package'})",
+            _entry_point_loader(point),
+        )
+        (builtins if is_builtin else packages).append(spec)
+    rank = {name: index for index, name in enumerate(BUILTIN_ORDER)}
+    builtins.sort(key=lambda spec: (rank.get(spec.name, len(rank)), spec.name))
+    packages.sort(key=lambda spec: spec.name)
+    return builtins, packages
+
+
+def _entry_point_loader(point: metadata.EntryPoint) -> Callable[[], Register]:
+    def load() -> Register:
+        target = point.load()
+        return _register_of(target, point.value)
+
+    return load
+
+
+def _candidates(folder: Path) -> list[Path]:
+    try:
+        items = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [
+        item
+        for item in items
+        if not item.name.startswith((".", "_"))
+        and (
+            (item.is_file() and item.suffix == ".py")
+            or (item.is_dir() and (item / "__init__.py").is_file())
+        )
+    ]
+
+
+def _folder(folder: Path, source: str, problems: list[str]) -> list[ExtensionSpec]:
+    specs = []
+    for item in _candidates(folder):
+        spec = _path_spec(item, source, problems)
+        if spec is not None:
+            specs.append(spec)
+    return specs
+
+
+def _expand(raw: str, base: Path) -> Path:
+    path = Path(raw).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def _path_spec(
+    path: Path, source: str, problems: list[str], *, module_ok: str | None = None
+) -> ExtensionSpec | None:
+    if path.is_file() and path.suffix == ".py":
+        return ExtensionSpec(path.stem, source, str(path), lambda: _load_file(path.stem, path))
+    if path.is_dir() and (path / "__init__.py").is_file():
+        return ExtensionSpec(path.name, source, str(path), lambda: _load_file(path.name, path))
+    if module_ok and re.fullmatch(r"[A-Za-z_][\w.]*(:[A-Za-z_]\w*)?", module_ok):
+        name = module_ok.split(":")[0].rsplit(".", 1)[-1]
+        return ExtensionSpec(name, source, module_ok, lambda: _load_module(module_ok))
+    if path.is_dir():
+        problems.append(f"extension folder {path} has no __init__.py; skipped")
+    elif path.exists():
+        problems.append(f"extension {path} is not a .py file or a package folder; skipped")
+    else:
+        problems.append(f"extension {path} does not exist; skipped")
+    return None
+
+
+def _load_file(name: str, path: Path) -> Register:
+    module_name = "pith_extension_" + re.sub(r"\W", "_", name)
+    if path.is_dir():
+        spec = importlib.util.spec_from_file_location(
+            module_name, path / "__init__.py", submodule_search_locations=[str(path)]
+        )
+    else:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # before running it: dataclasses and relative imports
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return _register_of(module, str(path))
+
+
+def _load_module(target: str) -> Register:
+    module_name, _, attribute = target.partition(":")
+    module = importlib.import_module(module_name)
+    return _register_of(getattr(module, attribute) if attribute else module, target)
+
+
+def _register_of(target: object, where: str) -> Register:
+    if isinstance(target, ModuleType):
+        register = getattr(target, "register", None)
+        if not callable(register):
+            raise AttributeError(f"{where} has no register(api) function")
+        return register  # type: ignore[no-any-return]
+    if callable(target):
+        return target
+    raise TypeError(f"{where} is neither a module nor a register(api) function")
