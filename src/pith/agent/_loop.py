@@ -123,6 +123,8 @@ class Agent:
         self._queues = _Queues()
         self._controller: AbortController | None = None
         self._running = False
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._turn_index = 0
         self.last_retry_after: float | None = None
         """The server's Retry-After on the latest failed request, for the retry policy."""
@@ -143,6 +145,10 @@ class Agent:
     @property
     def is_running(self) -> bool:
         return self._running
+
+    async def wait_for_idle(self) -> None:
+        """Return once no run is in progress."""
+        await self._idle.wait()
 
     @property
     def signal(self) -> AbortSignal | None:
@@ -206,6 +212,7 @@ class Agent:
         if self._running:
             raise RuntimeError("the agent is already running; steer or queue a follow-up instead")
         self._running = True
+        self._idle.clear()
         self._controller = AbortController()
         added: list[AgentMessage] = []
         try:
@@ -220,6 +227,7 @@ class Agent:
             await self._loop(pending, added)
         finally:
             self._running = False
+            self._idle.set()
             self._controller = None
         await self._emit(AgentEnd(added))
         return added

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pith.agent import AbortSignal, Tool
 from pith.ai import CustomMessage, Model, ModelRegistry, ThinkingLevel
+from pith.app._navigation import fork_session, navigate_tree, new_session, switch_session
 from pith.extensions import ContextUsage, DeliverAs, ExtensionUI, Mode, NotAvailableError
 from pith.session import SessionStore
 
@@ -106,6 +108,23 @@ class SessionHost:
     def is_project_trusted(self) -> bool:
         return self._session.project_trusted
 
+    async def new_session(self) -> bool:
+        return await new_session(self._session)
+
+    async def switch_session(self, path: str) -> bool:
+        return await switch_session(self._session, Path(path))
+
+    async def fork(self, entry_id: str, before: bool) -> bool:
+        return await fork_session(self._session, entry_id, before=before)
+
+    async def navigate_tree(
+        self, target_id: str | None, summarize: bool, label: str | None
+    ) -> bool:
+        return await navigate_tree(self._session, target_id, summarize=summarize, label=label)
+
+    async def wait_for_idle(self) -> None:
+        await self._session.wait_for_idle()
+
 
 class ToolHost:
     """The host of `pith tool`: tools, files and settings, but no model or conversation."""
@@ -204,6 +223,23 @@ class ToolHost:
 
     def is_project_trusted(self) -> bool:
         return False
+
+    async def new_session(self) -> bool:
+        raise _no_conversation("new_session")
+
+    async def switch_session(self, path: str) -> bool:
+        raise _no_conversation("switch_session")
+
+    async def fork(self, entry_id: str, before: bool) -> bool:
+        raise _no_conversation("fork")
+
+    async def navigate_tree(
+        self, target_id: str | None, summarize: bool, label: str | None
+    ) -> bool:
+        raise _no_conversation("navigate_tree")
+
+    async def wait_for_idle(self) -> None:
+        return None
 
 
 def _no_conversation(what: str) -> NotAvailableError:

@@ -370,6 +370,10 @@ class AgentSession:
         await self._emit(AgentSettled(aborted=self._aborted))
         return self._last_reply()
 
+    async def wait_for_idle(self) -> None:
+        """Return once no run is in progress."""
+        await self.agent.wait_for_idle()
+
     # --- messages from extensions -----------------------------------------------------------
 
     async def send_custom_message(

@@ -101,6 +101,31 @@ class ExtensionContext:
     def is_project_trusted(self) -> bool:
         return self._bound().is_project_trusted()
 
+    # --- moving between sessions and branches (while idle: from commands, say) -------------
+
+    async def wait_for_idle(self) -> None:
+        """Return once the agent has finished its current run."""
+        await self._bound().wait_for_idle()
+
+    async def new_session(self) -> bool:
+        """Start a fresh session; False when an extension cancelled the switch."""
+        return await self._bound().new_session()
+
+    async def switch_session(self, path: str) -> bool:
+        """Resume the session stored at `path`; False when cancelled."""
+        return await self._bound().switch_session(path)
+
+    async def fork(self, entry_id: str, *, before: bool = False) -> bool:
+        """Continue in a new session holding the path to `entry_id` (or up to just before
+        it); False when cancelled."""
+        return await self._bound().fork(entry_id, before)
+
+    async def navigate_tree(
+        self, target_id: str | None, *, summarize: bool = False, label: str | None = None
+    ) -> bool:
+        """Move to another point of this session's tree; False when cancelled."""
+        return await self._bound().navigate_tree(target_id, summarize, label)
+
     def _rebind(self, host: ExtensionHost) -> None:
         self._host = host
         self._ui = NamedUI(host.ui, self.extension)
