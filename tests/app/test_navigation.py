@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -15,22 +14,13 @@ from pith.app import AgentSession, SessionOptions, build_agent_session
 from pith.app._navigation import fork_session, navigate_tree, new_session, switch_session
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner
 from pith.session import SessionStore
-from pith.testing import FakeServer
+from pith.testing import FakeServer, configure_agent_dir
 
 
 def make_session(
     tmp_path: Path, server: FakeServer, register: Callable[[ExtensionAPI], None] | None = None
 ) -> AgentSession:
-    agent = tmp_path / "agent"
-    agent.mkdir(exist_ok=True)
-    provider = {
-        "baseUrl": server.base_url,
-        "api": "openai-completions",
-        "apiKey": "k",
-        "models": [{"id": "m"}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
-    registry = ModelRegistry.load(agent)
+    registry = ModelRegistry.load(configure_agent_dir(tmp_path / "agent", server))
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     runner = ExtensionRunner(str(work))

@@ -10,28 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from pith.testing import FakeServer
+from pith.testing import FakeServer, configure_agent_dir, subprocess_env
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    values = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    values["PITH_AGENT_DIR"] = str(tmp_path / "agent")
-    values.pop("PITH_SESSION_DIR", None)
     (tmp_path / "work").mkdir()
-    return values
+    return subprocess_env(tmp_path / "agent")
 
 
 def configure(tmp_path: Path, server: FakeServer) -> None:
-    agent = tmp_path / "agent"
-    agent.mkdir(exist_ok=True)
-    provider = {
-        "baseUrl": server.base_url,
-        "api": "openai-completions",
-        "apiKey": "k",
-        "models": [{"id": "m"}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
+    configure_agent_dir(tmp_path / "agent", server)
 
 
 def pith(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -10,20 +10,11 @@ from pith.agent import ToolExecutionStart
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
 from pith.session import SessionStore
-from pith.testing import FakeServer
+from pith.testing import FakeServer, configure_agent_dir
 
 
 def new_session(tmp_path: Path, server: FakeServer) -> AgentSession:
-    agent = tmp_path / "agent"
-    agent.mkdir(exist_ok=True)
-    provider = {
-        "baseUrl": server.base_url,
-        "api": "openai-completions",
-        "apiKey": "k",
-        "models": [{"id": "m"}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
-    registry = ModelRegistry.load(agent)
+    registry = ModelRegistry.load(configure_agent_dir(tmp_path / "agent", server))
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     store = SessionStore.create(str(work), tmp_path / "sessions")

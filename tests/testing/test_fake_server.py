@@ -610,7 +610,13 @@ def test_script_can_be_a_file(tmp_path: Path) -> None:
 
 
 def test_public_surface() -> None:
-    assert pith.testing.__all__ == ["FakeServer", "FakeServerProcess", "ScriptError"]
+    assert pith.testing.__all__ == [
+        "FakeServer",
+        "FakeServerProcess",
+        "ScriptError",
+        "configure_agent_dir",
+        "subprocess_env",
+    ]
 
 
 def test_non_loopback_host_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

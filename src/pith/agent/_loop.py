@@ -38,6 +38,7 @@ from pith.agent._tool_call import (
     BeforeHook,
     PreparedCall,
     ToolCallOutcome,
+    apply_after_hook,
     execute_prepared,
     prepare_tool_call,
 )
@@ -365,11 +366,12 @@ class Agent:
         async def execute(index: int, prepared: PreparedCall) -> None:
             call = prepared.call
             updates: list[asyncio.Future[None]] = []
-            outcome = await execute_prepared(
-                prepared, signal, self._updater(call, updates), after=self.options.after_tool_call
-            )
-            if updates:  # every update is reported before the end
+            outcome = await execute_prepared(prepared, signal, self._updater(call, updates))
+            if updates:  # every update is reported before the result is final
                 await asyncio.gather(*updates, return_exceptions=True)
+            outcome.result = await apply_after_hook(
+                prepared, outcome.result, self.options.after_tool_call
+            )
             outcomes[index] = outcome
             await self._emit(
                 ToolExecutionEnd(

@@ -24,6 +24,7 @@ __all__ = [
     "BlockDecision",
     "PreparedCall",
     "ToolCallOutcome",
+    "apply_after_hook",
     "execute_prepared",
     "prepare_tool_call",
     "run_tool_call",
@@ -127,14 +128,21 @@ async def execute_prepared(
     except Exception as error:
         result = error_result(_message(error))
     duration_ms = round((time.perf_counter() - started) * 1000)
-    if after is not None:
-        try:
-            patched = await after(prepared.tool, prepared.call, prepared.args, result)
-        except Exception as error:
-            patched = error_result(_message(error))
-        if patched is not None:
-            result = patched
+    result = await apply_after_hook(prepared, result, after)
     return ToolCallOutcome(result, prepared.args, duration_ms)
+
+
+async def apply_after_hook(
+    prepared: PreparedCall, result: ToolResult, after: AfterHook | None
+) -> ToolResult:
+    """`result` as the `after` hook leaves it (a failing hook turns it into an error)."""
+    if after is None:
+        return result
+    try:
+        patched = await after(prepared.tool, prepared.call, prepared.args, result)
+    except Exception as error:
+        return error_result(_message(error))
+    return result if patched is None else patched
 
 
 async def run_tool_call(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +34,7 @@ async def load_extension_runner(
             no_extensions=no_extensions,
             setting_entries=settings.string_list("extensions"),
             project_trusted=project_trusted,
+            invocation_dir=os.getcwd(),
         )
     )
     runner.diagnostics.extend(problems)

@@ -75,10 +75,16 @@ async def run_print_mode(
         queue = ([prompts.first] if prompts.first is not None else []) + prompts.rest
         for index, text in enumerate(queue):
             images = prompts.images if index == 0 else []
+            runs = session.runs
             answer = await session.prompt(text, images)
             handled = session.last_handled
             if handled:
-                continue  # an extension's command or input handler took it
+                # An extension's command or input handler took it; a run it started itself
+                # (send_user_message, say) gives the answer to print.
+                if session.runs == runs:
+                    continue
+                answer = session.last_reply()
+                handled = False
             reply = answer
             if reply is None or reply.stop_reason in ("error", "aborted"):
                 break

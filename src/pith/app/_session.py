@@ -22,6 +22,7 @@ from pith.agent import (
     AgentEvent,
     AgentOptions,
     MessageEnd,
+    MessageStart,
     Tool,
 )
 from pith.ai import (
@@ -110,6 +111,8 @@ class AgentSession:
         self.last_handled = False
         """Whether the last `prompt` was taken by an extension (a `/command`, or an `input`
         handler) instead of going to the model."""
+        self.runs = 0
+        """How many agent runs this session started (a command may start some itself)."""
         self._api_key_override = api_key
         self._custom_prompt = system_prompt
         self.toolset = ToolSet(tools, self.extensions, active if active is not None else tools)
@@ -296,6 +299,10 @@ class AgentSession:
         """Whether the run that just ended is about to be retried (for `agent_end`)."""
         return self._will_retry
 
+    def last_reply(self) -> AssistantMessage | None:
+        """The newest assistant message of the history, if the history ends with one."""
+        return self._last_reply()
+
     def _last_reply(self) -> AssistantMessage | None:
         last = self.agent.messages[-1] if self.agent.messages else None
         return last if isinstance(last, AssistantMessage) else None
@@ -320,15 +327,16 @@ class AgentSession:
 
         Returns the final assistant message, if the model was asked.
         """
-        self.last_handled = True
         found = self.extensions.find_command(text)
         if found is not None:
-            await self.extensions.run_command(*found)
+            await self.extensions.run_command(*found)  # may itself prompt (send_user_message)
+            self.last_handled = True
             return None
         images = list(images)
         if self.extensions.has_handlers("input"):
             answer = await self.extensions.emit_input(Input(text, images, source))
             if answer.action == "handled":
+                self.last_handled = True
                 return None
             if answer.action == "transform" and answer.text is not None:
                 text, images = answer.text, list(answer.images or images)
@@ -358,6 +366,7 @@ class AgentSession:
         return list(outcome.messages)
 
     async def _run(self, messages: list[AgentMessage]) -> AssistantMessage | None:
+        self.runs += 1
         self._aborted = False
         self._retry_attempt = 0
         try:
@@ -386,13 +395,28 @@ class AgentSession:
                 self.agent.follow_up(message)
             else:
                 self.next_turn.append(message)
+        elif deliver_as == "next_turn":
+            self.next_turn.append(message)  # whatever trigger_turn says, as in Pi
         elif trigger_turn:
             await self._run([message])
-        elif deliver_as == "next_turn":
-            self.next_turn.append(message)
         else:
-            self._record(message)
-            self.agent.messages.append(message)
+            await self._add_idle(message)
+
+    async def _add_idle(self, message: AgentMessage) -> None:
+        """Add a message outside a run, with the message events a run would give it."""
+        await self._forward_start(message)
+        replaced = await self.extensions.emit_message_end(message)
+        if replaced is not None and replaced.role == message.role:
+            message = replaced
+        self._record(message)
+        self.agent.messages.append(message)
+        await self._emit(MessageEnd(message))
+
+    async def _forward_start(self, message: AgentMessage) -> None:
+        event = MessageStart(message)
+        if self.extensions.has_handlers(event.type):
+            await self.extensions.emit(event)
+        await self._emit(event)
 
     async def send_user_message(self, text: str, deliver_as: DeliverAs | None) -> None:
         message = UserMessage(content=[TextContent(text=text)])

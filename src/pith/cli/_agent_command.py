@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
+from pith.cli._extension_args import add_extension_options
 from pith.errors import InputError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
@@ -82,55 +82,22 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def add_extension_options(p: argparse.ArgumentParser) -> None:
-    group = p.add_argument_group("extensions")
-    group.add_argument(
-        "-e",
-        "--extension",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="load an extension (a .py file, a package folder or a module); repeatable",
-    )
-    group.add_argument(
-        "-ne",
-        "--no-extensions",
-        action="store_true",
-        help="load no discovered extensions (pith's built-ins and -e still load)",
-    )
-
-
-def _early_options(argv: list[str]) -> argparse.Namespace:
-    """What must be known before extensions load (they may add flags of their own)."""
-    early = argparse.ArgumentParser(add_help=False)
-    add_extension_options(early)
-    early.add_argument("--cwd")
-    return early.parse_known_args(argv)[0]
-
-
 def run(argv: list[str]) -> int:
     return asyncio.run(_main(argv))
 
 
 async def _main(argv: list[str]) -> int:
     from pith.ai import ModelRegistry
-    from pith.app import add_extension_flags, apply_extension_flags, load_extension_runner
-    from pith.resources import agent_dir, load_settings
+    from pith.cli._extension_args import parse_with_extensions
 
-    early = _early_options(argv)
-    home = agent_dir()
-    settings = load_settings(home)
-    cwd = os.path.abspath(early.cwd or os.getcwd())
-    runner = await load_extension_runner(
-        cwd, home, settings, paths=early.extension, no_extensions=early.no_extensions
+    parsed = await parse_with_extensions(argv, parser)
+    options, runner, settings, home, cwd = (
+        parsed.options,
+        parsed.runner,
+        parsed.settings,
+        parsed.agent_dir,
+        parsed.cwd,
     )
-    full = parser()
-    add_extension_flags(full, runner)
-    options = full.parse_args(argv)
-    apply_extension_flags(options, runner)
-    for warning in [*settings.warnings, *runner.diagnostics]:
-        print(f"pith: warning: {warning}", file=sys.stderr)
-    runner.diagnostics.clear()
     registry = ModelRegistry.load(home)
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
@@ -164,7 +131,7 @@ async def _main(argv: list[str]) -> int:
             name=options.name,
         ),
         cwd,
-        agent_dir(),
+        home,
     )
     if store is None:
         return 0

@@ -8,12 +8,13 @@ import json
 import os
 import sys
 
+from pith.cli._extension_args import add_extension_options
 from pith.errors import InputError
 
 __all__ = ["run"]
 
 
-def run(argv: list[str]) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pith context",
         description=(
@@ -28,21 +29,25 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--tools", "-t", help="tools as for the agent (a,b,+x,-y)")
     parser.add_argument("--no-tools", action="store_true")
     parser.add_argument("--json", action="store_true", help="everything as one JSON object")
-    from pith.cli._agent_command import add_extension_options
-
     add_extension_options(parser)
-    options = parser.parse_args(argv)
-    return asyncio.run(_run(options))
+    return parser
 
 
-async def _run(options: argparse.Namespace) -> int:
+def run(argv: list[str]) -> int:
+    return asyncio.run(_run(argv))
+
+
+async def _run(argv: list[str]) -> int:
+    from pith.cli._extension_args import parse_with_extensions
+
+    parsed = await parse_with_extensions(argv, _parser)
+    options = parsed.options
 
     from pith.ai import ModelRegistry, as_thinking_level
-    from pith.app import load_extension_runner
     from pith.app._context_report import build_report, render_report, report_to_json
     from pith.app._factory import SessionOptions, build_agent_session
     from pith.app._stores import session_dir_for
-    from pith.resources import agent_dir, load_settings
+    from pith.resources import agent_dir
     from pith.session import SessionStore, find_latest_session, resolve_session_arg
 
     cwd = os.getcwd()
@@ -69,17 +74,9 @@ async def _run(options: argparse.Namespace) -> int:
     if pattern is None:
         raise InputError("the session names no model yet; pass --model provider/id")
     choice = registry.find(pattern)
-    home = agent_dir()
-    settings = load_settings(home)
-    session_cwd = store.cwd or cwd
-    runner = await load_extension_runner(
-        session_cwd, home, settings, paths=options.extension, no_extensions=options.no_extensions
-    )
-    for warning in [*settings.warnings, *runner.diagnostics]:
-        print(f"pith: warning: {warning}", file=sys.stderr)
-    runner.diagnostics.clear()
+    runner, settings = parsed.runner, parsed.settings
     session = build_agent_session(
-        cwd=session_cwd,
+        cwd=store.cwd or cwd,
         store=store,
         registry=registry,
         model=choice.model,

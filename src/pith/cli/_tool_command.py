@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from pith.ai import UNSET, ImageContent, TextContent, to_builtins
+from pith.cli._extension_args import add_extension_options, parse_with_extensions
 from pith.errors import InputError
 
 if TYPE_CHECKING:
-    from pith.agent import ToolCallOutcome
+    pass
 
 __all__ = ["run"]
 
@@ -43,14 +43,19 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help='print {"content": [...], "details": ..., "isError": ...} instead of text',
     )
-    from pith.cli._agent_command import add_extension_options
-
     add_extension_options(parser)
     return parser
 
 
 def run(argv: list[str]) -> int:
-    options = _parser().parse_args(argv)
+    return asyncio.run(_main(argv))
+
+
+async def _main(argv: list[str]) -> int:
+    from pith.app import run_tool
+
+    parsed = await parse_with_extensions(argv, _parser)
+    options, cwd = parsed.options, parsed.cwd
     text = sys.stdin.read() if options.arguments == "-" else options.arguments
     try:
         arguments = json.loads(text)
@@ -59,11 +64,9 @@ def run(argv: list[str]) -> int:
             f"tool arguments are not valid JSON ({error}); "
             'quote them for the shell, e.g. \'{"path": "README.md"}\''
         ) from None
-    cwd = os.path.abspath(options.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        raise InputError(f"--cwd {options.cwd}: not a directory")
-
-    outcome = asyncio.run(_run(options, arguments, cwd))
+    outcome = await run_tool(
+        options.name, arguments, cwd, extensions=parsed.runner, settings=parsed.settings.data
+    )
     result = outcome.result
     if options.json:
         payload = {
@@ -80,18 +83,3 @@ def run(argv: list[str]) -> int:
                 size = len(block.data) * 3 // 4
                 print(f"[image: {block.mime_type}, about {size} bytes]")
     return 1 if result.is_error else 0
-
-
-async def _run(options: argparse.Namespace, arguments: object, cwd: str) -> ToolCallOutcome:
-    from pith.app import load_extension_runner, run_tool
-    from pith.resources import agent_dir, load_settings
-
-    home = agent_dir()
-    settings = load_settings(home)
-    runner = await load_extension_runner(
-        cwd, home, settings, paths=options.extension, no_extensions=options.no_extensions
-    )
-    for warning in [*settings.warnings, *runner.diagnostics]:
-        print(f"pith: warning: {warning}", file=sys.stderr)
-    runner.diagnostics.clear()
-    return await run_tool(options.name, arguments, cwd, extensions=runner, settings=settings.data)

@@ -7,6 +7,7 @@ handler may return are listed in `pith.extensions.events`; docs/extensions.md ex
 with examples.
 """
 
+from pith.agent import ToolError, ToolResult, error_result, text_result
 from pith.extensions._api import ExtensionAPI
 from pith.extensions._context import ExtensionContext
 from pith.extensions._exec import ExecResult
@@ -79,10 +80,14 @@ __all__ = [
     "Shortcut",
     "ToolCallDecision",
     "ToolDefinition",
+    "ToolError",
     "ToolInfo",
+    "ToolResult",
     "ToolResultPatch",
     "TreeResult",
     "TrustDecision",
     "discover_extensions",
+    "error_result",
     "load_extensions",
+    "text_result",
 ]

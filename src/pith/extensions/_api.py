@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from pith.ai import CustomMessage, UserContent, convert
 from pith.extensions._exec import DEFAULT_MAX_BUFFER, ExecResult, run_program
 from pith.extensions._host import DeliverAs, ExtensionHost, NotAvailableError
-from pith.extensions._registry import Command, Completions, EventBus, Flag, Shortcut
+from pith.extensions._registry import Command, Completions, Flag, OwnedBus, Shortcut
 from pith.extensions._registry import unique_command_name as _unique
 from pith.extensions._tools import ToolDefinition, ToolInfo, as_tool
 
@@ -39,9 +39,9 @@ class ExtensionAPI:
         return self._runner.cwd
 
     @property
-    def events(self) -> EventBus:
+    def events(self) -> OwnedBus:
         """A bus shared by all extensions: `api.events.on(channel, fn)`, `await emit(...)`."""
-        return self._runner.events
+        return OwnedBus(self._runner.events, self._extension.name)
 
     @property
     def context(self) -> ExtensionContext:
@@ -69,7 +69,7 @@ class ExtensionAPI:
     def register_tool(self, tool: ToolDefinition | Tool) -> None:
         """Add a tool for the model; one with a built-in's name replaces the built-in."""
         adapted = as_tool(tool, self.context)
-        self._runner.tools[adapted.name] = (self._extension, adapted)
+        self._runner.add_tool(self._extension, adapted)
         if self._runner.host is not None:
             self._runner.host.tools_changed()
 

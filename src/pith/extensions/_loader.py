@@ -31,7 +31,7 @@ from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
-from pith.extensions._runner import Extension, ExtensionRunner
+from pith.extensions._runner import HANDLER_ERRORS, Extension, ExtensionRunner, describe_error
 
 __all__ = [
     "BUILTIN_ORDER",
@@ -69,6 +69,8 @@ class LoadOptions:
     setting_entries: Sequence[str] = ()
     """The `extensions` setting: paths to load, `-name` / `!name` to disable."""
     project_trusted: bool = False
+    invocation_dir: str | None = None
+    """Where relative `-e` paths start (the shell's directory; default `cwd`)."""
 
 
 def discover_extensions(options: LoadOptions) -> tuple[list[ExtensionSpec], list[str]]:
@@ -94,13 +96,14 @@ def discover_extensions(options: LoadOptions) -> tuple[list[ExtensionSpec], list
                 f"project extensions in {project} were not loaded: the project is not trusted"
             )
     for raw in options.cli_paths:
-        spec = _path_spec(_expand(raw, Path(options.cwd)), "cli", problems, module_ok=raw)
+        base = Path(options.invocation_dir or options.cwd)
+        spec = _path_spec(_expand(raw, base), "cli", problems, module_ok=raw)
         if spec is not None:
             found.append(spec)
     chosen: dict[str, ExtensionSpec] = {}
     for spec in found:
-        if spec.name in disabled:
-            continue
+        if spec.name in disabled and spec.source != "cli":
+            continue  # an explicit -e wins over a disabled name
         earlier = chosen.get(spec.name)
         if earlier is None or spec.source == "cli":
             if earlier is not None:
@@ -124,11 +127,13 @@ async def load_extensions(runner: ExtensionRunner, specs: Sequence[ExtensionSpec
             result = register(api)
             if inspect.isawaitable(result):
                 await result
-        except Exception as error:
+        except HANDLER_ERRORS as error:
             runner.discard(extension)
+            runner.load_failed(extension, error)
+            where = f"; details in {runner.log_path}" if runner.log_path is not None else ""
             runner.diagnostics.append(
                 f"extension {spec.name} ({spec.location}) failed to load: "
-                f"{type(error).__name__}: {error}"
+                f"{describe_error(error)}{where}"
             )
 
 
@@ -204,7 +209,14 @@ def _path_spec(
         return ExtensionSpec(path.stem, source, str(path), lambda: _load_file(path.stem, path))
     if path.is_dir() and (path / "__init__.py").is_file():
         return ExtensionSpec(path.name, source, str(path), lambda: _load_file(path.name, path))
-    if module_ok and re.fullmatch(r"[A-Za-z_][\w.]*(:[A-Za-z_]\w*)?", module_ok):
+    looks_like_path = module_ok is not None and (
+        module_ok.endswith(".py") or "/" in module_ok or module_ok.startswith(("~", "."))
+    )
+    if (
+        module_ok
+        and not looks_like_path
+        and re.fullmatch(r"[A-Za-z_][\w.]*(:[A-Za-z_]\w*)?", module_ok)
+    ):
         name = module_ok.split(":")[0].rsplit(".", 1)[-1]
         return ExtensionSpec(name, source, module_ok, lambda: _load_module(module_ok))
     if path.is_dir():

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from pith.extensions._context import ExtensionContext
 
-__all__ = ["Command", "EventBus", "Flag", "Shortcut", "unique_command_name"]
+__all__ = ["Command", "EventBus", "Flag", "OwnedBus", "Shortcut", "unique_command_name"]
 
 CommandHandler = Callable[[str, "ExtensionContext"], Awaitable[None] | None]
 Completions = Callable[[str], Sequence[str] | Awaitable[Sequence[str]]]
+BusHandler = Callable[[object], Awaitable[None] | None]
 
 
 @dataclass
@@ -59,22 +60,61 @@ def unique_command_name(name: str, taken: set[str]) -> str:
 
 
 class EventBus:
-    """Messages between extensions: `on(channel, handler)` and `await emit(channel, data)`."""
+    """Messages between extensions: `on(channel, handler)` and `await emit(channel, data)`.
 
-    def __init__(self) -> None:
-        self._handlers: dict[str, list[Callable[[object], Awaitable[None] | None]]] = {}
+    A handler that raises is passed to `on_error` (the runner reports it) and the others still
+    run; `emit` itself never raises for a handler's sake.
+    """
+
+    def __init__(self, on_error: Callable[[str, str, BaseException], None] | None = None) -> None:
+        self._handlers: dict[str, list[tuple[str, BusHandler]]] = {}
+        self.on_error = on_error
+        """Called with (owner, channel, error) when a handler raises."""
+
+    def on(
+        self,
+        channel: str,
+        handler: BusHandler,
+        *,
+        owner: str = "",
+    ) -> Callable[[], None]:
+        """Call `handler(data)` for every message on `channel`; returns an unsubscriber."""
+        handlers = self._handlers.setdefault(channel, [])
+        entry = (owner, handler)
+        handlers.append(entry)
+        return lambda: handlers.remove(entry) if entry in handlers else None
+
+    def drop_owner(self, owner: str) -> None:
+        """Remove every subscription `owner` made."""
+        for channel, handlers in self._handlers.items():
+            self._handlers[channel] = [entry for entry in handlers if entry[0] != owner]
+
+    async def emit(self, channel: str, data: object = None) -> None:
+        """Deliver `data` to every handler of `channel`, in subscription order."""
+        for owner, handler in list(self._handlers.get(channel, ())):
+            try:
+                result = handler(data)
+                if inspect.isawaitable(result):
+                    await result
+            except (Exception, SystemExit) as error:
+                if self.on_error is None:
+                    raise
+                self.on_error(owner, channel, error)
+
+
+class OwnedBus:
+    """One extension's view of the shared bus: its subscriptions carry its name."""
+
+    def __init__(self, bus: EventBus, owner: str) -> None:
+        self._bus = bus
+        self._owner = owner
 
     def on(
         self, channel: str, handler: Callable[[object], Awaitable[None] | None]
     ) -> Callable[[], None]:
         """Call `handler(data)` for every message on `channel`; returns an unsubscriber."""
-        handlers = self._handlers.setdefault(channel, [])
-        handlers.append(handler)
-        return lambda: handlers.remove(handler) if handler in handlers else None
+        return self._bus.on(channel, handler, owner=self._owner)
 
     async def emit(self, channel: str, data: object = None) -> None:
         """Deliver `data` to every handler of `channel`, in subscription order."""
-        for handler in list(self._handlers.get(channel, ())):
-            result = handler(data)
-            if inspect.isawaitable(result):
-                await result
+        await self._bus.emit(channel, data)

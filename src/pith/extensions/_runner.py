@@ -13,7 +13,7 @@ import os
 import re
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from pith.agent import MessageEnd, Tool
-from pith.ai import AgentMessage, CustomMessage, UserContent, convert
+from pith.ai import AgentMessage, CustomMessage, ToolResultContent, UserContent, convert
 from pith.extensions._context import ExtensionContext
 from pith.extensions._registry import Command, EventBus, Flag, Shortcut
 from pith.extensions.events import (
@@ -52,9 +52,11 @@ if TYPE_CHECKING:
     from pith.extensions._api import ExtensionAPI
     from pith.extensions._host import ExtensionHost
 
-__all__ = ["Extension", "ExtensionRunner", "Handler"]
+__all__ = ["HANDLER_ERRORS", "Extension", "ExtensionRunner", "Handler", "describe_error"]
 
 Handler = Callable[[Any, ExtensionContext], Awaitable[object] | object]
+HANDLER_ERRORS = (Exception, SystemExit)
+"""What a failing handler may raise and pith survives (an extension calling sys.exit, too)."""
 _R = TypeVar("_R")
 
 
@@ -84,11 +86,12 @@ class ExtensionRunner:
         self.extensions: list[Extension] = []
         self.tools: dict[str, tuple[Extension, Tool]] = {}
         """Tools extensions registered, by name (a later one replaces an earlier one)."""
+        self._tool_registrations: list[tuple[Extension, Tool]] = []
         self.commands: dict[str, Command] = {}
         self.flags: dict[str, Flag] = {}
         self.flag_values: dict[str, bool | str | None] = {}
         self.shortcuts: list[Shortcut] = []
-        self.events = EventBus()
+        self.events = EventBus(self._bus_failed)
         self.host: ExtensionHost | None = None
         self.diagnostics: list[str] = []
         """Problems found before a UI existed (loading); the caller shows them."""
@@ -105,14 +108,24 @@ class ExtensionRunner:
         self.extensions.append(extension)
         return ExtensionAPI(self, extension)
 
+    def add_tool(self, extension: Extension, tool: Tool) -> None:
+        self._tool_registrations.append((extension, tool))
+        self.tools[tool.name] = (extension, tool)
+
     def discard(self, extension: Extension) -> None:
-        """Take back everything `extension` registered (it failed to load)."""
+        """Take back everything `extension` registered (it failed to load); a tool it had
+        replaced comes back."""
         if extension in self.extensions:
             self.extensions.remove(extension)
         for event, handlers in self._handlers.items():
             self._handlers[event] = [entry for entry in handlers if entry[0] is not extension]
-        for name in [n for n, (owner, _) in self.tools.items() if owner is extension]:
-            del self.tools[name]
+        self._tool_registrations = [
+            entry for entry in self._tool_registrations if entry[0] is not extension
+        ]
+        self.tools = {}
+        for owner, tool in self._tool_registrations:
+            self.tools[tool.name] = (owner, tool)
+        self.events.drop_owner(extension.name)
         for name in [n for n, c in self.commands.items() if c.extension == extension.name]:
             del self.commands[name]
         for name in [n for n, f in self.flags.items() if f.extension == extension.name]:
@@ -166,10 +179,23 @@ class ExtensionRunner:
             return
         self._reported.add(key)
         where = f"; details in {self.log_path}" if self.log_path is not None else ""
-        self.report(
-            f"extension {extension.name} failed in {event}: {_describe(error)} (reported once; "
-            f"pith carries on without it{where})"
+        effect = (
+            "the calls it checks are blocked"
+            if event == "tool_call"
+            else "pith carries on without it"
         )
+        self.report(
+            f"extension {extension.name} failed in {event}: {describe_error(error)} "
+            f"(reported once; {effect}{where})"
+        )
+
+    def _bus_failed(self, owner: str, channel: str, error: BaseException) -> None:
+        extension = next((e for e in self.extensions if e.name == owner), None)
+        self.failed(extension or Extension(owner or "?", "bus"), f"events[{channel!r}]", error)
+
+    def load_failed(self, extension: Extension, error: BaseException) -> None:
+        """`register(api)` (or the import) raised: log it; the caller reports it."""
+        self._log(extension, "register", error)
 
     def _log(self, extension: Extension, event: str, error: BaseException) -> None:
         if self.log_path is None:
@@ -203,7 +229,7 @@ class ExtensionRunner:
             try:
                 value = await self._call(extension, handler, event)
                 answer = _coerce(value, kind)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is not None:
@@ -215,7 +241,7 @@ class ExtensionRunner:
         for extension, handler in self._snapshot(event.type):
             try:
                 await self._call(extension, handler, event)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
 
     async def emit_cancellable(self, event: Any) -> Cancel:
@@ -223,7 +249,7 @@ class ExtensionRunner:
         for extension, handler in self._snapshot(event.type):
             try:
                 answer = _coerce(await self._call(extension, handler, event), Cancel)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is not None and answer.cancel:
@@ -235,7 +261,7 @@ class ExtensionRunner:
         for extension, handler in self._snapshot(event.type):
             try:
                 answer = _coerce(await self._call(extension, handler, event), CompactResult)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is not None and (answer.cancel or answer.compaction is not None):
@@ -248,7 +274,7 @@ class ExtensionRunner:
         for extension, handler in self._snapshot(event.type):
             try:
                 answer = _coerce(await self._call(extension, handler, event), TreeResult)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is None:
@@ -267,7 +293,7 @@ class ExtensionRunner:
         for extension, handler in self._snapshot(event.type):
             try:
                 answer = _coerce(await self._call(extension, handler, event), TrustDecision)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is not None and answer.trusted in ("yes", "no"):
@@ -290,7 +316,7 @@ class ExtensionRunner:
             current = Input(text=text, images=images, source=event.source)
             try:
                 answer = _coerce(await self._call(extension, handler, current), InputResult)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is None:
@@ -319,7 +345,7 @@ class ExtensionRunner:
             try:
                 value = await self._call(extension, handler, event)
                 answer = _coerce(value, AgentStartResult)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is None:
@@ -343,11 +369,13 @@ class ExtensionRunner:
                 answer = _coerce(value, MessageEndResult)
                 if answer is None:
                     continue
+                if isinstance(answer.message, Mapping):
+                    answer.message = convert(dict(answer.message), AgentMessage)  # type: ignore[arg-type]
                 if getattr(answer.message, "role", None) != current.role:
                     raise TypeError(
                         f"message_end must return a message of the same role ({current.role})"
                     )
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, "message_end", error)
                 continue
             current = answer.message
@@ -359,13 +387,13 @@ class ExtensionRunner:
         for extension, handler in self._snapshot(event.type):
             try:
                 answer = _coerce(await self._call(extension, handler, event), ToolCallDecision)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 return ToolCallDecision(
                     block=True,
                     reason=(
                         f"Blocked: extension {extension.name} failed while checking this call "
-                        f"({_describe(error)})"
+                        f"({describe_error(error)})"
                     ),
                 )
             if answer is not None and answer.block:
@@ -378,13 +406,17 @@ class ExtensionRunner:
         for extension, handler in self._snapshot(event.type):
             try:
                 answer = _coerce(await self._call(extension, handler, event), ToolResultPatch)
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, event.type, error)
                 continue
             if answer is None:
                 continue
             if not isinstance(answer.content, msgspec.UnsetType):
-                event.content = list(answer.content)
+                try:
+                    event.content = convert(list(answer.content), list[ToolResultContent])
+                except HANDLER_ERRORS as error:
+                    self.failed(extension, event.type, error)
+                    continue
                 changed = True
             if not isinstance(answer.details, msgspec.UnsetType):
                 event.details = answer.details
@@ -409,7 +441,9 @@ class ExtensionRunner:
                 if isinstance(value, list):
                     value = ContextResult(value)
                 answer = _coerce(value, ContextResult)
-            except Exception as error:
+                if answer is not None and answer.messages is not current:
+                    answer.messages = _as_messages(answer.messages)
+            except HANDLER_ERRORS as error:
                 self.failed(extension, "context", error)
                 continue
             if answer is not None and answer.messages is not current:
@@ -427,7 +461,7 @@ class ExtensionRunner:
                         f"before_provider_request returns the body (a dict), not "
                         f"{type(value).__name__}"
                     )
-            except Exception as error:
+            except HANDLER_ERRORS as error:
                 self.failed(extension, "before_provider_request", error)
                 continue
             if value is not None:
@@ -451,16 +485,16 @@ class ExtensionRunner:
             result = command.handler(args, context)
             if inspect.isawaitable(result):
                 await result
-        except Exception as error:
+        except HANDLER_ERRORS as error:
             if extension is not None:
                 self._log(extension, f"/{command.name}", error)
-            self.report(f"/{command.name} failed: {_describe(error)}")
+            self.report(f"/{command.name} failed: {describe_error(error)}")
 
 
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _describe(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
@@ -503,6 +537,19 @@ def _custom_message(spec: CustomMessageSpec) -> CustomMessage:
 
 _MESSAGES = msgspec.json.Decoder(list[AgentMessage])
 _ENCODER = msgspec.json.Encoder()
+
+
+def _as_messages(messages: Sequence[object]) -> list[AgentMessage]:
+    """Messages a handler returned: message objects, or Pi-shaped dicts converted."""
+    converted: list[AgentMessage] = []
+    for message in messages:
+        if isinstance(message, Mapping):
+            converted.append(convert(dict(message), AgentMessage))  # type: ignore[arg-type]
+        elif isinstance(getattr(message, "role", None), str):
+            converted.append(message)  # type: ignore[arg-type]
+        else:
+            raise TypeError(f"context returned a {type(message).__name__}, not a message")
+    return converted
 
 
 def _deep_copy(messages: list[AgentMessage]) -> list[AgentMessage]:
