@@ -404,5 +404,14 @@ def test_project_extensions_are_refused_and_the_warning_names_the_folder(
     assert result.returncode == 0, result.stderr
     assert not marker.exists()
     assert warnings_of(result) == [
-        f"pith: warning: project extensions in {folder} were not loaded: the project is not trusted"
+        f"pith: warning: this project is not trusted, so pith does not load {folder}; run "
+        "`pith trust` to decide, or pass --approve for this run"
     ]
+
+
+def test_project_extensions_load_when_the_project_is_approved(tmp_path: Path, log: Path) -> None:
+    folder = tmp_path / "work" / ".pith" / "extensions"
+    write(folder / "proj.py", mark_source("project"))
+    result = run_tool(tmp_path, "ls", "{}", "--approve")
+    assert result.returncode == 0, result.stderr
+    assert marks(log) == ["proj:project"]

@@ -11,6 +11,7 @@ from pith.app._extension_setup import (
     add_extension_flags,
     apply_extension_flags,
     load_extension_runner,
+    load_project_extensions,
 )
 from pith.app._factory import SessionOptions, build_agent_session
 from pith.app._input import Prompts, build_prompts, read_piped_stdin
@@ -35,6 +36,7 @@ __all__ = [
     "event_to_json",
     "failure_line",
     "load_extension_runner",
+    "load_project_extensions",
     "read_piped_stdin",
     "run_print_mode",
     "run_tool",

@@ -7,12 +7,36 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from pith.extensions import ExtensionRunner, LoadOptions, discover_extensions, load_extensions
+from pith.extensions import (
+    ExtensionRunner,
+    LoadOptions,
+    discover_extensions,
+    discover_project_extensions,
+    load_extensions,
+)
 from pith.resources import Settings
 
-__all__ = ["add_extension_flags", "apply_extension_flags", "load_extension_runner"]
+__all__ = [
+    "add_extension_flags",
+    "apply_extension_flags",
+    "load_extension_runner",
+    "load_project_extensions",
+]
 
 LOG_FILE = Path("logs") / "extensions.log"
+
+
+def _load_options(
+    cwd: str, agent_dir: Path, settings: Settings, paths: Sequence[str], no_extensions: bool
+) -> LoadOptions:
+    return LoadOptions(
+        cwd=cwd,
+        agent_dir=agent_dir,
+        cli_paths=list(paths),
+        no_extensions=no_extensions,
+        setting_entries=settings.string_list("extensions"),
+        invocation_dir=os.getcwd(),
+    )
 
 
 async def load_extension_runner(
@@ -22,24 +46,35 @@ async def load_extension_runner(
     *,
     paths: Sequence[str] = (),
     no_extensions: bool = False,
-    project_trusted: bool = False,
 ) -> ExtensionRunner:
-    """Find and load this run's extensions; problems are left in `runner.diagnostics`."""
+    """Find and load this run's extensions, except the project's own (see
+    `load_project_extensions`); problems are left in `runner.diagnostics`."""
     runner = ExtensionRunner(cwd, log_path=agent_dir / LOG_FILE)
-    specs, problems = discover_extensions(
-        LoadOptions(
-            cwd=cwd,
-            agent_dir=agent_dir,
-            cli_paths=list(paths),
-            no_extensions=no_extensions,
-            setting_entries=settings.string_list("extensions"),
-            project_trusted=project_trusted,
-            invocation_dir=os.getcwd(),
-        )
-    )
+    options = _load_options(cwd, agent_dir, settings, paths, no_extensions)
+    specs, problems = discover_extensions(options)
     runner.diagnostics.extend(problems)
     await load_extensions(runner, specs)
     return runner
+
+
+async def load_project_extensions(
+    runner: ExtensionRunner,
+    agent_dir: Path,
+    settings: Settings,
+    *,
+    trusted: bool,
+    no_extensions: bool = False,
+) -> None:
+    """The trusted project's `.pith/extensions/`, after the others (an untrusted project's
+    are left out; the caller tells the user what trust keeps out)."""
+    if not trusted:
+        return
+    options = _load_options(runner.cwd, agent_dir, settings, (), no_extensions)
+    specs, problems = discover_project_extensions(
+        options, [extension.name for extension in runner.extensions]
+    )
+    runner.diagnostics.extend(problems)
+    await load_extensions(runner, specs)
 
 
 def add_extension_flags(parser: argparse.ArgumentParser, runner: ExtensionRunner) -> None:

@@ -23,6 +23,7 @@ from pith.agent import (
     AgentOptions,
     MessageEnd,
     MessageStart,
+    QueueMode,
     Tool,
 )
 from pith.ai import (
@@ -62,7 +63,15 @@ from pith.extensions.events import (
     SessionShutdown,
     SessionStart,
 )
-from pith.resources import SystemPromptOptions, build_system_prompt
+from pith.resources import (
+    Resources,
+    Skill,
+    SystemPromptOptions,
+    build_system_prompt,
+    docs_section,
+    expand_prompt_template,
+    expand_skill_command,
+)
 from pith.session import MessageEntry, SessionStore
 from pith.tools import run_shell
 
@@ -96,6 +105,9 @@ class AgentSession:
         ui: ExtensionUI | None = None,
         settings: dict[str, object] | None = None,
         project_trusted: bool = False,
+        steering_mode: QueueMode = "one-at-a-time",
+        follow_up_mode: QueueMode = "one-at-a-time",
+        resources: Resources | None = None,
     ) -> None:
         self.cwd = cwd
         self.registry = registry
@@ -105,7 +117,8 @@ class AgentSession:
         self.mode: Mode = mode
         self.ui: ExtensionUI = ui or HeadlessUI()
         self.settings = settings or {}
-        self.project_trusted = project_trusted
+        self.resources = resources or Resources(docs=docs_section())
+        self.project_trusted = project_trusted or self.resources.project_trusted
         self.next_turn: list[AgentMessage] = []
         """Messages extensions queued for the user's next prompt."""
         self.last_handled = False
@@ -115,6 +128,8 @@ class AgentSession:
         """How many agent runs this session started (a command may start some itself)."""
         self._api_key_override = api_key
         self._custom_prompt = system_prompt
+        """A prompt that replaces everything (`pith context --system-prompt`-style overrides in
+        tests and SDK use); SYSTEM.md and `--system-prompt` arrive through `resources`."""
         self.toolset = ToolSet(tools, self.extensions, active if active is not None else tools)
         before, after = tool_hooks(self.extensions)
         options = AgentOptions(
@@ -126,6 +141,8 @@ class AgentSession:
             before_tool_call=before,
             after_tool_call=after,
             on_payload=self._on_payload,
+            steering_mode=steering_mode,
+            follow_up_mode=follow_up_mode,
         )
         projection = store.projection()
         self.agent = Agent(
@@ -194,7 +211,16 @@ class AgentSession:
             self.agent.system_prompt = self.system_prompt()
 
     def _prompt_options(self) -> SystemPromptOptions:
-        return SystemPromptOptions(cwd=self.cwd, tools=list(self.toolset.active().values()))
+        resources = self.resources
+        return SystemPromptOptions(
+            cwd=self.cwd,
+            tools=list(self.toolset.active().values()),
+            custom_prompt=resources.custom_prompt,
+            append=resources.append_text,
+            context_files=list(resources.context_files),
+            skills=list(resources.skills),
+            docs=resources.docs,
+        )
 
     def system_prompt(self, options: SystemPromptOptions | None = None) -> str:
         """The system prompt for the active tools (or `options`), unless one was given."""
@@ -341,11 +367,23 @@ class AgentSession:
             if answer.action == "transform" and answer.text is not None:
                 text, images = answer.text, list(answer.images or images)
         self.last_handled = False
+        text = self.expand(text)
         content: list[UserContent] = [TextContent(text=text), *images]
         messages: list[AgentMessage] = [UserMessage(content=content), *self.next_turn]
         self.next_turn = []
         messages.extend(await self._prepare_run(text, images))
         return await self._run(messages)
+
+    def expand(self, text: str) -> str:
+        """`/skill:name args` and `/template args` as the model will get them."""
+        if not text.startswith("/"):
+            return text
+
+        def unreadable(skill: Skill, reason: str) -> None:
+            self.ui.notify(f"skill {skill.name} could not be loaded: {reason}", "warning")
+
+        text = expand_skill_command(text, self.resources.skills, on_error=unreadable)
+        return expand_prompt_template(text, self.resources.prompt_templates)
 
     async def _prepare_run(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
         """`before_agent_start`: the run's system prompt and tools; extra messages."""

@@ -36,13 +36,14 @@ class SessionChoice:
     name: str | None = None
 
 
-def session_dir_for(cwd: str, agent_dir: Path, explicit: str | None) -> Path:
-    """`--session-dir`, then `$PITH_SESSION_DIR`, then `<agent dir>/sessions/--<cwd>--`."""
-    if explicit:
-        return Path(explicit).expanduser().resolve()
-    configured = os.environ.get(SESSION_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser().resolve()
+def session_dir_for(
+    cwd: str, agent_dir: Path, explicit: str | None, configured: str | None = None
+) -> Path:
+    """`--session-dir`, then `$PITH_SESSION_DIR`, then the `sessionDir` setting, then
+    `<agent dir>/sessions/--<cwd>--`."""
+    for value in (explicit, os.environ.get(SESSION_DIR_ENV), configured):
+        if value:
+            return Path(value).expanduser().resolve()
     return default_session_dir(cwd, agent_dir)
 
 
@@ -70,8 +71,11 @@ def _pick(sessions: list[SessionInfo]) -> Path | None:
     return sessions[int(answer) - 1].path
 
 
-def open_store(choice: SessionChoice, cwd: str, agent_dir: Path) -> SessionStore | None:
-    """The session for this run; None when `--resume` was cancelled or only listed sessions."""
+def open_store(
+    choice: SessionChoice, cwd: str, agent_dir: Path, configured_dir: str | None = None
+) -> SessionStore | None:
+    """The session for this run; None when `--resume` was cancelled or only listed sessions.
+    `configured_dir` is the `sessionDir` setting."""
     chosen = [
         flag
         for flag, on in (
@@ -85,7 +89,7 @@ def open_store(choice: SessionChoice, cwd: str, agent_dir: Path) -> SessionStore
     ]
     if len(chosen) > 1:
         raise InputError(f"{' and '.join(chosen)} cannot be combined; pick one")
-    directory = session_dir_for(cwd, agent_dir, choice.session_dir)
+    directory = session_dir_for(cwd, agent_dir, choice.session_dir, configured_dir)
     store = _open(choice, cwd, agent_dir, directory)
     if store is not None and choice.name:
         store.append_session_info(choice.name)

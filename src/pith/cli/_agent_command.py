@@ -8,13 +8,17 @@ import json
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from pith.cli._extension_args import add_extension_options
+from pith.cli._startup import (
+    add_extension_options,
+    add_resource_options,
+    add_trust_options,
+    prepare_run,
+)
 from pith.errors import InputError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pith.ai import Model, ModelChoice, ModelRegistry
-    from pith.extensions import ExtensionRunner
-    from pith.resources import Settings
+    from pith.cli._startup import PreparedRun
     from pith.session import SessionStore
 
 __all__ = ["parser", "run"]
@@ -53,7 +57,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tools", "-t", help="tools: a,b replaces the default; +x adds; -y removes")
     p.add_argument("--no-tools", "-nt", action="store_true", help="no tools at all")
-    p.add_argument("--system-prompt", help="replace the system prompt (text or a file path)")
+    p.add_argument(
+        "--system-prompt",
+        help="your own system prompt in place of pith's preamble, tools and rules (text, or a "
+        "file that exists); replaces SYSTEM.md",
+    )
     sessions = p.add_argument_group("sessions")
     sessions.add_argument(
         "-c",
@@ -76,6 +84,8 @@ def parser() -> argparse.ArgumentParser:
     sessions.add_argument("--session-id", help="id for a new session")
     sessions.add_argument("--no-session", action="store_true", help="keep nothing on disk")
     sessions.add_argument("-n", "--name", help="name the session")
+    add_resource_options(p)
+    add_trust_options(p)
     add_extension_options(p)
     p.add_argument("--list-models", action="store_true", help="list models and exit")
     p.add_argument("--cwd", help=argparse.SUPPRESS)
@@ -88,16 +98,9 @@ def run(argv: list[str]) -> int:
 
 async def _main(argv: list[str]) -> int:
     from pith.ai import ModelRegistry
-    from pith.cli._extension_args import parse_with_extensions
 
-    parsed = await parse_with_extensions(argv, parser)
-    options, runner, settings, home, cwd = (
-        parsed.options,
-        parsed.runner,
-        parsed.settings,
-        parsed.agent_dir,
-        parsed.cwd,
-    )
+    parsed = await prepare_run(argv, parser)
+    options, settings, home, cwd = parsed.options, parsed.settings, parsed.agent_dir, parsed.cwd
     registry = ModelRegistry.load(home)
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
@@ -113,7 +116,12 @@ async def _main(argv: list[str]) -> int:
             "the interactive terminal mode is not available in this version; "
             'run `pith -p "your request"` (or pipe a request into pith)'
         )
-    choice = _choose_model(registry, options.model, options.provider)
+    values = settings.values
+    choice = _choose_model(
+        registry,
+        options.model or (None if options.provider else values.default_model),
+        options.provider or (None if options.model else values.default_provider),
+    )
     model = choice.model
     if registry.api_key(model, options.api_key) is None and _needs_key(registry, model):
         raise InputError(_missing_key_message(registry, model))
@@ -132,13 +140,12 @@ async def _main(argv: list[str]) -> int:
         ),
         cwd,
         home,
+        values.session_dir,
     )
     if store is None:
         return 0
     try:
-        return await _run_in(
-            store, options, registry, choice, messages, files, cwd, runner, settings
-        )
+        return await _run_in(store, options, registry, choice, messages, files, parsed)
     finally:
         store.close()
 
@@ -150,14 +157,14 @@ async def _run_in(
     choice: ModelChoice,
     messages: list[str],
     files: list[str],
-    cwd: str,
-    runner: ExtensionRunner,
-    settings: Settings,
+    parsed: PreparedRun,
 ) -> int:
     from pith.ai import as_thinking_level
     from pith.app import build_prompts, read_piped_stdin, run_print_mode
+    from pith.cli._startup import load_run_resources
     from pith.session import encode_entry
 
+    cwd, settings = parsed.cwd, parsed.settings
     for warning in store.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
     prompts = build_prompts(messages, files, read_piped_stdin(), cwd)
@@ -168,7 +175,10 @@ async def _run_in(
     model = choice.model
     resumed_level = store.projection().thinking_level if store.entries else None
     thinking = as_thinking_level(
-        options.thinking or choice.thinking or resumed_level,
+        options.thinking
+        or choice.thinking
+        or resumed_level
+        or settings.values.default_thinking_level,
         "medium" if model.reasoning else "off",
     )
     from pith.app._factory import SessionOptions, build_agent_session
@@ -182,12 +192,12 @@ async def _run_in(
         options=SessionOptions(
             tools=options.tools,
             no_tools=options.no_tools,
-            system_prompt=options.system_prompt,
             api_key=options.api_key,
         ),
-        extensions=runner,
+        extensions=parsed.runner,
         mode="json" if options.mode == "json" else "print",
-        settings=settings.data,
+        settings=settings,
+        resources=await load_run_resources(parsed, options),
     )
     header = json.loads(encode_entry(store.header))
     await session.start()

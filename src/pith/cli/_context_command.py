@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 
-from pith.cli._extension_args import add_extension_options
+from pith.cli._startup import (
+    add_extension_options,
+    add_resource_options,
+    add_trust_options,
+    prepare_run,
+)
 from pith.errors import InputError
 
 __all__ = ["run"]
@@ -29,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tools", "-t", help="tools as for the agent (a,b,+x,-y)")
     parser.add_argument("--no-tools", action="store_true")
     parser.add_argument("--json", action="store_true", help="everything as one JSON object")
+    parser.add_argument("--system-prompt", help="as for the agent: your own system prompt")
+    add_resource_options(parser)
+    add_trust_options(parser)
     add_extension_options(parser)
     return parser
 
@@ -38,22 +45,18 @@ def run(argv: list[str]) -> int:
 
 
 async def _run(argv: list[str]) -> int:
-    from pith.cli._extension_args import parse_with_extensions
-
-    parsed = await parse_with_extensions(argv, _parser)
-    options = parsed.options
-
     from pith.ai import ModelRegistry, as_thinking_level
     from pith.app._context_report import build_report, render_report, report_to_json
     from pith.app._factory import SessionOptions, build_agent_session
     from pith.app._stores import session_dir_for
-    from pith.resources import agent_dir
+    from pith.cli._startup import load_run_resources
     from pith.session import SessionStore, find_latest_session, resolve_session_arg
 
-    cwd = os.getcwd()
-    directory = session_dir_for(cwd, agent_dir(), options.session_dir)
+    parsed = await prepare_run(argv, _parser)
+    options, home, cwd = parsed.options, parsed.agent_dir, parsed.cwd
+    directory = session_dir_for(cwd, home, options.session_dir, parsed.settings.values.session_dir)
     if options.session:
-        path = resolve_session_arg(options.session, directory, agent_dir())
+        path = resolve_session_arg(options.session, directory, home)
     else:
         latest = find_latest_session(directory, cwd)
         if latest is None:
@@ -61,7 +64,7 @@ async def _run(argv: list[str]) -> int:
                 f"no session in {directory} yet; run pith here first, or pass --session FILE"
             )
         path = latest
-    registry = ModelRegistry.load(agent_dir())
+    registry = ModelRegistry.load(home)
     with SessionStore.open(path, lock=False) as stored:
         # Work on an in-memory copy: looking must never write to the session.
         store = SessionStore(
@@ -83,7 +86,8 @@ async def _run(argv: list[str]) -> int:
         thinking=as_thinking_level(projection.thinking_level),
         options=SessionOptions(tools=options.tools, no_tools=options.no_tools),
         extensions=runner,
-        settings=settings.data,
+        settings=settings,
+        resources=await load_run_resources(parsed, options),
     )
     await session.start()
     try:

@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from pith.ai import UNSET, ImageContent, TextContent, to_builtins
-from pith.cli._extension_args import add_extension_options, parse_with_extensions
+from pith.cli._startup import add_extension_options, add_trust_options, prepare_run
 from pith.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help='print {"content": [...], "details": ..., "isError": ...} instead of text',
     )
+    add_trust_options(parser)
     add_extension_options(parser)
     return parser
 
@@ -54,7 +55,7 @@ def run(argv: list[str]) -> int:
 async def _main(argv: list[str]) -> int:
     from pith.app import run_tool
 
-    parsed = await parse_with_extensions(argv, _parser)
+    parsed = await prepare_run(argv, _parser)
     options, cwd = parsed.options, parsed.cwd
     text = sys.stdin.read() if options.arguments == "-" else options.arguments
     try:

@@ -23,7 +23,10 @@ from pith.extensions._loader import (
     ExtensionSpec,
     LoadOptions,
     discover_extensions,
+    discover_project_extensions,
+    has_project_extensions,
     load_extensions,
+    project_extensions_dir,
 )
 from pith.extensions._registry import Command, EventBus, Flag, Shortcut
 from pith.extensions._runner import Extension, ExtensionRunner, Handler
@@ -87,7 +90,10 @@ __all__ = [
     "TreeResult",
     "TrustDecision",
     "discover_extensions",
+    "discover_project_extensions",
     "error_result",
+    "has_project_extensions",
     "load_extensions",
+    "project_extensions_dir",
     "text_result",
 ]

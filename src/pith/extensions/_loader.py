@@ -7,10 +7,11 @@ Sources, in load order:
 2. `<agent dir>/extensions/`: `name.py` files and `name/` package folders (with
    `__init__.py`), by name;
 3. paths listed in the `extensions` setting;
-4. the project's `.pith/extensions/`, only when the project is trusted;
-5. `-e/--extension PATH` (a file, a package folder or an importable module), in order.
+4. `-e/--extension PATH` (a file, a package folder or an importable module), in order;
+5. the project's `.pith/extensions/`, only when the project is trusted — trust is decided after
+   the others load, since their `project_trust` handlers may take part in the decision.
 
-`--no-extensions` skips 1 (except the built-ins), 2, 3 and 4; `-e` still loads. An entry
+`--no-extensions` skips 1 (except the built-ins), 2, 3 and 5; `-e` still loads. An entry
 `"-name"` in the `extensions` setting disables the extension called `name`, built-ins included.
 Every extension is a module with a `register(api)` function (async allowed); an entry point may
 also name the function itself. Two extensions may not share a name: the first one found is
@@ -39,7 +40,10 @@ __all__ = [
     "ExtensionSpec",
     "LoadOptions",
     "discover_extensions",
+    "discover_project_extensions",
+    "has_project_extensions",
     "load_extensions",
+    "project_extensions_dir",
 ]
 
 ENTRY_POINT_GROUP = "pith.extensions"
@@ -68,7 +72,6 @@ class LoadOptions:
     no_extensions: bool = False
     setting_entries: Sequence[str] = ()
     """The `extensions` setting: paths to load, `-name` / `!name` to disable."""
-    project_trusted: bool = False
     invocation_dir: str | None = None
     """Where relative `-e` paths start (the shell's directory; default `cwd`)."""
 
@@ -88,19 +91,50 @@ def discover_extensions(options: LoadOptions) -> tuple[list[ExtensionSpec], list
                 spec = _path_spec(_expand(entry, options.agent_dir), "settings", problems)
                 if spec is not None:
                     found.append(spec)
-        project = Path(options.cwd) / ".pith" / "extensions"
-        if options.project_trusted:
-            found.extend(_folder(project, "project", problems))
-        elif project.is_dir() and any(_candidates(project)):
-            problems.append(
-                f"project extensions in {project} were not loaded: the project is not trusted"
-            )
     for raw in options.cli_paths:
         base = Path(options.invocation_dir or options.cwd)
         spec = _path_spec(_expand(raw, base), "cli", problems, module_ok=raw)
         if spec is not None:
             found.append(spec)
-    chosen: dict[str, ExtensionSpec] = {}
+    return _choose(found, disabled, {}, problems), problems
+
+
+def discover_project_extensions(
+    options: LoadOptions, loaded: Sequence[str]
+) -> tuple[list[ExtensionSpec], list[str]]:
+    """The project's `.pith/extensions/` (call only for a trusted project), after the others:
+    `loaded` names the extensions already loaded, which keep their names."""
+    problems: list[str] = []
+    if options.no_extensions:
+        return [], problems
+    disabled = {entry[1:].strip() for entry in options.setting_entries if entry[:1] in "-!"}
+    found = _folder(project_extensions_dir(options.cwd), "project", problems)
+    taken = {
+        name: ExtensionSpec(name, "loaded", "an extension already loaded", _none) for name in loaded
+    }
+    return _choose(found, disabled, taken, problems), problems
+
+
+def project_extensions_dir(cwd: str) -> Path:
+    return Path(cwd) / ".pith" / "extensions"
+
+
+def has_project_extensions(cwd: str) -> bool:
+    folder = project_extensions_dir(cwd)
+    return folder.is_dir() and bool(_candidates(folder))
+
+
+def _none() -> Register:
+    raise RuntimeError("not loadable")
+
+
+def _choose(
+    found: list[ExtensionSpec],
+    disabled: set[str],
+    taken: dict[str, ExtensionSpec],
+    problems: list[str],
+) -> list[ExtensionSpec]:
+    chosen: dict[str, ExtensionSpec] = dict(taken)
     for spec in found:
         if spec.name in disabled and spec.source != "cli":
             continue  # an explicit -e wins over a disabled name
@@ -114,7 +148,7 @@ def discover_extensions(options: LoadOptions) -> tuple[list[ExtensionSpec], list
                 f"extension {spec.name} at {spec.location} was not loaded: "
                 f"{earlier.location} has the same name"
             )
-    return list(chosen.values()), problems
+    return [spec for name, spec in chosen.items() if name not in taken]
 
 
 async def load_extensions(runner: ExtensionRunner, specs: Sequence[ExtensionSpec]) -> None:

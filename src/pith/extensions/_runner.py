@@ -14,7 +14,7 @@ import re
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -52,7 +52,14 @@ if TYPE_CHECKING:
     from pith.extensions._api import ExtensionAPI
     from pith.extensions._host import ExtensionHost
 
-__all__ = ["HANDLER_ERRORS", "Extension", "ExtensionRunner", "Handler", "describe_error"]
+__all__ = [
+    "HANDLER_ERRORS",
+    "DiscoveredPaths",
+    "Extension",
+    "ExtensionRunner",
+    "Handler",
+    "describe_error",
+]
 
 Handler = Callable[[Any, ExtensionContext], Awaitable[object] | object]
 HANDLER_ERRORS = (Exception, SystemExit)
@@ -69,6 +76,14 @@ class Extension:
     """`builtin`, `package` (an entry point), `agent` (agent dir), `project`, `settings` or
     `cli` (`-e`)."""
     location: str = ""
+
+
+@dataclass
+class DiscoveredPaths:
+    """Paths extensions added in `resources_discover`, as (path, extension name)."""
+
+    skill_paths: list[tuple[str, str]] = field(default_factory=list)
+    prompt_paths: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -300,14 +315,13 @@ class ExtensionRunner:
                 return answer
         return None
 
-    async def emit_resources_discover(self, event: ResourcesDiscover) -> ResourcePaths:
-        """Every handler's paths, in order."""
-        skills: list[str] = []
-        prompts: list[str] = []
-        for _, answer in await self._answers(event, ResourcePaths):
-            skills.extend(str(path) for path in answer.skill_paths)
-            prompts.extend(str(path) for path in answer.prompt_paths)
-        return ResourcePaths(skills, prompts)
+    async def emit_resources_discover(self, event: ResourcesDiscover) -> DiscoveredPaths:
+        """Every handler's paths, in order, each with the extension that gave it."""
+        found = DiscoveredPaths()
+        for extension, answer in await self._answers(event, ResourcePaths):
+            found.skill_paths.extend((str(path), extension.name) for path in answer.skill_paths)
+            found.prompt_paths.extend((str(path), extension.name) for path in answer.prompt_paths)
+        return found
 
     async def emit_input(self, event: Input) -> InputResult:
         """Transforms chain (each handler sees the text so far); `handled` stops at once."""
@@ -504,7 +518,7 @@ _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 def _from_mapping(kind: type[_R], value: Mapping[str, object]) -> _R:
     assert is_dataclass(kind)
-    names = {field.name for field in fields(kind)}
+    names = {item.name for item in fields(kind)}
     arguments: dict[str, object] = {}
     for key, item in value.items():
         name = _CAMEL.sub("_", str(key)).lower()

@@ -1,58 +1,160 @@
-"""`settings.json`: the user's settings (`<agent dir>/settings.json`), read leniently.
+"""`settings.json`: the user's (`<agent dir>/settings.json`) and, for a trusted project, the
+project's (`.pith/settings.json`), merged with the project winning (objects merge key by key).
 
-A missing file is an empty one. A file that is not a JSON object is reported (one line naming
-the file and the problem) and ignored, never half-applied.
+Known keys are typed (Pi's names and defaults, spec pi-core §9.3); unknown keys are kept for
+extensions (`api.get_settings()`). A file that is not valid JSON, not an object, or has a known
+key of the wrong type stops pith with one line naming the file, the line and the key: a guessed
+setting could quietly change what the agent may do.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
 
 import msgspec
 
-__all__ = ["Settings", "load_settings", "merge_settings"]
+from pith.errors import ConfigError
+
+__all__ = [
+    "PROJECT_SETTINGS",
+    "SETTINGS_FILE",
+    "BranchSummarySettings",
+    "CompactionSettings",
+    "ImageSettings",
+    "RetrySettings",
+    "Settings",
+    "SettingsValues",
+    "load_settings",
+    "merge_settings",
+]
 
 SETTINGS_FILE = "settings.json"
+PROJECT_SETTINGS = Path(".pith") / SETTINGS_FILE
+
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+QueueMode = Literal["one-at-a-time", "all"]
+ThinkingName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class _Typed(msgspec.Struct, rename="camel", kw_only=True):
+    """Known keys typed; unknown keys ignored here (they stay in `Settings.data`)."""
+
+
+class CompactionSettings(_Typed):
+    enabled: bool = True
+    reserve_tokens: NonNegative = 16384
+    keep_recent_tokens: NonNegative = 20000
+    model_overrides: dict[str, dict[str, NonNegative]] = msgspec.field(default_factory=dict)
+
+
+class BranchSummarySettings(_Typed):
+    reserve_tokens: NonNegative = 16384
+    skip_prompt: bool = False
+
+
+class RetrySettings(_Typed):
+    enabled: bool = True
+    max_retries: NonNegative = 3
+    base_delay_ms: NonNegative = 2000
+    max_agent_delay_ms: NonNegative = 60000
+
+
+class ImageSettings(_Typed):
+    auto_resize: bool = True
+    block_images: bool = False
+
+
+class SettingsValues(_Typed):
+    """The settings pith understands, with Pi's defaults."""
+
+    compaction: CompactionSettings = msgspec.field(default_factory=CompactionSettings)
+    branch_summary: BranchSummarySettings = msgspec.field(default_factory=BranchSummarySettings)
+    retry: RetrySettings = msgspec.field(default_factory=RetrySettings)
+    images: ImageSettings = msgspec.field(default_factory=ImageSettings)
+    steering_mode: QueueMode = "one-at-a-time"
+    follow_up_mode: QueueMode = "one-at-a-time"
+    default_provider: str | None = None
+    default_model: str | None = None
+    default_thinking_level: ThinkingName | None = None
+    default_tools: list[str] | None = None
+    """Like `--tools`: `a,b` replaces the default set, `+x` / `-x` change it."""
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+    session_dir: str | None = None
+    skills: list[str] = msgspec.field(default_factory=list)
+    prompts: list[str] = msgspec.field(default_factory=list)
+    extensions: list[str] = msgspec.field(default_factory=list)
+    enable_skill_commands: bool = True
+    default_project_trust: Literal["ask", "always", "never"] = "ask"
 
 
 @dataclass
 class Settings:
+    """Merged settings: `values` typed, `data` the raw merged object (extensions' keys too)."""
+
     data: dict[str, object] = field(default_factory=dict)
+    values: SettingsValues = field(default_factory=SettingsValues)
+    files: list[Path] = field(default_factory=list)
+    """The files merged, user first."""
+    user_data: dict[str, object] = field(default_factory=dict)
+    """The user file alone: keys only the user may set (`defaultProjectTrust`) come from here."""
     warnings: list[str] = field(default_factory=list)
+    project_data: dict[str, object] = field(default_factory=dict)
+    """The project file alone (empty unless merged in with `with_project`)."""
 
     def get(self, key: str, default: object = None) -> object:
         return self.data.get(key, default)
 
     def string_list(self, key: str) -> list[str]:
-        """`key` as a list of strings; other values are reported and ignored."""
+        """`key` as a list of strings (typed keys were checked when loading)."""
         value = self.data.get(key)
-        if value is None:
-            return []
-        if isinstance(value, list) and all(isinstance(item, str) for item in value):
-            return list(value)
-        self.warnings.append(f"settings: {key!r} must be a list of strings; ignored")
-        return []
+        return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+    @property
+    def default_project_trust(self) -> Literal["ask", "always", "never"]:
+        """Only the user's file decides this: a project cannot vouch for itself."""
+        value = self.user_data.get("defaultProjectTrust")
+        return value if value in ("ask", "always", "never") else "ask"
+
+    def with_project(self, cwd: str | Path) -> Settings:
+        """These settings with the project's `.pith/settings.json` merged over them (call
+        only for a trusted project)."""
+        path = Path(cwd) / PROJECT_SETTINGS
+        project = _read(path)
+        if project is None:
+            return self
+        merged = merge_settings(self.data, project)
+        return Settings(
+            merged,
+            _typed(merged, path),
+            [*self.files, path],
+            self.user_data,
+            list(self.warnings),
+            project,
+        )
+
+    def user_list(self, key: str) -> list[str]:
+        return _strings(self.user_data.get(key))
+
+    def project_list(self, key: str) -> list[str]:
+        return _strings(self.project_data.get(key))
+
+
+def _strings(value: object) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def load_settings(agent_dir: Path) -> Settings:
-    """The global settings of `agent_dir`."""
+    """The user's settings (`<agent dir>/settings.json`; none is an empty file)."""
     path = agent_dir / SETTINGS_FILE
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    data = _read(path)
+    if data is None:
         return Settings()
-    except OSError as error:
-        return Settings(warnings=[f"{path}: cannot read ({error.strerror or error}); ignored"])
-    if not raw.strip():
-        return Settings()
-    try:
-        value = msgspec.json.decode(raw)
-    except msgspec.DecodeError as error:
-        return Settings(warnings=[f"{path}: not valid JSON ({error}); ignored"])
-    if not isinstance(value, dict):
-        return Settings(warnings=[f"{path}: must hold a JSON object; ignored"])
-    return Settings(value)
+    return Settings(data, _typed(data, path), [path], data)
 
 
 def merge_settings(base: dict[str, object], over: dict[str, object]) -> dict[str, object]:
@@ -65,3 +167,88 @@ def merge_settings(base: dict[str, object], over: dict[str, object]) -> dict[str
         else:
             merged[key] = value
     return merged
+
+
+# --- reading and checking ---------------------------------------------------------------------
+
+
+def _read(path: Path) -> dict[str, object] | None:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read settings ({error.strerror or error})") from None
+    if not raw.strip():
+        return None
+    try:
+        value = msgspec.json.decode(raw)
+    except msgspec.DecodeError as error:
+        raise ConfigError(_syntax_message(path, raw, str(error))) from None
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{path}:1: settings must be a JSON object ({{...}}), not {_json_kind(value)}"
+        )
+    _check_list_items(path, raw, value)
+    return value
+
+
+def _typed(data: dict[str, object], path: Path) -> SettingsValues:
+    try:
+        return msgspec.convert(data, SettingsValues)
+    except msgspec.ValidationError as error:
+        raise ConfigError(_type_message(path, data, str(error))) from None
+
+
+def _check_list_items(path: Path, raw: bytes, data: dict[str, object]) -> None:
+    """`skills`, `prompts`, `extensions`, `defaultTools`: lists of strings."""
+    for key in ("skills", "prompts", "extensions", "defaultTools"):
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            line = _line_of_key(raw.decode("utf-8", "replace"), key)
+            raise ConfigError(
+                f'{path}:{line}: {key!r} must be a list of strings, e.g. "{key}": ["..."]'
+            )
+
+
+_BYTE = re.compile(r"\(byte (\d+)\)")
+_PATH = re.compile(r"at `\$((?:\.[A-Za-z0-9_]+|\[\d+\])*)`")
+
+
+def _syntax_message(path: Path, raw: bytes, detail: str) -> str:
+    match = _BYTE.search(detail)
+    offset = int(match.group(1)) if match else 0
+    line = raw.count(b"\n", 0, offset) + 1
+    column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+    reason = _BYTE.sub("", detail).replace("JSON is malformed: ", "").strip()
+    return f"{path}:{line}:{column}: not valid JSON ({reason}); fix the file or remove it"
+
+
+def _type_message(path: Path, data: dict[str, object], detail: str) -> str:
+    match = _PATH.search(detail)
+    dotted = match.group(1).lstrip(".") if match else ""
+    reason = _PATH.sub("", detail).strip().rstrip("-").strip()
+    key = re.split(r"[.\[]", dotted)[-1] if dotted else ""
+    text = ""
+    with contextlib.suppress(OSError):
+        text = path.read_text(encoding="utf-8", errors="replace")
+    line = _line_of_key(text, key) if key else 1
+    where = f" {dotted!r}" if dotted else ""
+    return f"{path}:{line}: setting{where}: {reason[:1].lower()}{reason[1:]}"
+
+
+def _line_of_key(text: str, key: str) -> int:
+    index = text.find(f'"{key}"')
+    return text.count("\n", 0, index) + 1 if index >= 0 else 1
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return "a number" if isinstance(value, int | float) else type(value).__name__

@@ -58,15 +58,20 @@ DEFAULT_TOOL_NAMES = ("read", "bash", "edit", "write")
 
 
 def builtin_tools(
-    cwd: str, *, bash_env: Callable[[], dict[str, str]] | None = None
+    cwd: str,
+    *,
+    bash_env: Callable[[], dict[str, str]] | None = None,
+    shell_path: str | None = None,
+    shell_command_prefix: str | None = None,
 ) -> dict[str, Tool]:
     """Every built-in tool bound to `cwd`, by name, in Pi's order.
 
-    `bash_env` supplies the environment of each command (with the session's PITH_* variables).
+    `bash_env` supplies the environment of each command (with the session's PITH_* variables);
+    `shell_path` and `shell_command_prefix` are the settings of the same names.
     """
     tools: list[Tool] = [
         ReadTool(cwd),
-        BashTool(cwd, env=bash_env),
+        BashTool(cwd, env=bash_env, shell_path=shell_path, command_prefix=shell_command_prefix),
         EditTool(cwd),
         WriteTool(cwd),
         GrepTool(cwd),
