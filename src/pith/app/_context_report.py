@@ -8,6 +8,7 @@ the context hooks), with a chars/4 estimate per block and the total against the 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pith.ai import (
@@ -24,6 +25,7 @@ from pith.ai import (
     UserMessage,
     to_builtins,
 )
+from pith.app._session import PromptSection
 from pith.compaction import estimate_text_tokens, estimate_tokens
 from pith.session import SessionStore
 
@@ -39,6 +41,14 @@ class MessageLine:
 
 
 @dataclass
+class SectionLine:
+    name: str
+    text: str
+    tokens: int
+    sources: list[str]
+
+
+@dataclass
 class ContextReport:
     model: Model
     session: SessionStore
@@ -48,6 +58,10 @@ class ContextReport:
     messages: list[MessageLine] = field(default_factory=list)
     source: str | None = None
     """The session file the report was made from."""
+    sections: list[SectionLine] = field(default_factory=list)
+    """The system prompt's sections, with where each comes from."""
+    templates: list[str] = field(default_factory=list)
+    """Prompt templates the user can invoke (`/name`)."""
 
     @property
     def total(self) -> int:
@@ -95,7 +109,12 @@ def _summary(message: Message) -> str:
 
 
 def build_report(
-    model: Model, session: SessionStore, context: Context, source: str | None = None
+    model: Model,
+    session: SessionStore,
+    context: Context,
+    source: str | None = None,
+    sections: Sequence[PromptSection] = (),
+    templates: Sequence[str] = (),
 ) -> ContextReport:
     tool_tokens = {
         tool.name: estimate_text_tokens(
@@ -112,6 +131,11 @@ def build_report(
         system_tokens=estimate_text_tokens(context.system_prompt),
         tool_tokens=tool_tokens,
         source=source,
+        sections=[
+            SectionLine(part.name, part.text, estimate_text_tokens(part.text), part.sources)
+            for part in sections
+        ],
+        templates=list(templates),
     )
     for index, message in enumerate(context.messages, start=1):
         report.messages.append(
@@ -123,7 +147,7 @@ def build_report(
 def render_report(report: ContextReport) -> str:
     """The report as text for a terminal."""
     session = report.session
-    where = (
+    where = report.source or (
         str(session.path) if session.path is not None and session.persisted else "(not saved yet)"
     )
     lines = [
@@ -131,18 +155,31 @@ def render_report(report: ContextReport) -> str:
         f"Session {session.id} {where}",
         "",
         f"{'system prompt':<48} ~{report.system_tokens:>8,} tokens",
+        *_section_lines(report.sections),
         f"{'tools (' + str(len(report.tool_tokens)) + '): ' + ', '.join(report.tool_tokens):<48.48}"
         f" ~{sum(report.tool_tokens.values()):>8,} tokens",
         f"messages ({len(report.messages)})",
     ]
     for line in report.messages:
         lines.append(f"  {line.index:>4}. {line.role:<10} {line.summary:<60.60} ~{line.tokens:>7,}")
+    if report.templates:
+        lines.append(f"prompt templates ({len(report.templates)}): {', '.join(report.templates)}")
     window = report.model.context_window
     share = f" ({report.total / window:.1%} of the window)" if window else ""
     lines += ["", f"total ~{report.total:,} tokens{share}"]
     if session.warnings:
         lines += ["", *(f"warning: {warning}" for warning in session.warnings)]
     return "\n".join(lines)
+
+
+def _section_lines(sections: Sequence[SectionLine]) -> list[str]:
+    lines = []
+    for part in sections:
+        shown = part.sources[:3]
+        more = f" (+{len(part.sources) - 3} more)" if len(part.sources) > 3 else ""
+        origin = ", ".join(shown) + more
+        lines.append(f"  {part.name:<17} ~{part.tokens:>6,}  {origin}")
+    return lines
 
 
 def report_to_json(report: ContextReport) -> dict[str, object]:
@@ -155,7 +192,20 @@ def report_to_json(report: ContextReport) -> dict[str, object]:
             "id": report.session.id,
             "path": str(report.session.path) if report.session.path else None,
         },
-        "systemPrompt": {"text": context.system_prompt, "tokens": report.system_tokens},
+        "systemPrompt": {
+            "text": context.system_prompt,
+            "tokens": report.system_tokens,
+            "sections": [
+                {
+                    "name": part.name,
+                    "text": part.text,
+                    "tokens": part.tokens,
+                    "sources": part.sources,
+                }
+                for part in report.sections
+            ],
+        },
+        "promptTemplates": report.templates,
         "tools": [
             {
                 "name": tool.name,

@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from pith.agent import (
@@ -68,6 +69,7 @@ from pith.resources import (
     Skill,
     SystemPromptOptions,
     build_system_prompt,
+    build_system_prompt_sections,
     docs_section,
     expand_prompt_template,
     expand_skill_command,
@@ -75,9 +77,16 @@ from pith.resources import (
 from pith.session import MessageEntry, SessionStore
 from pith.tools import run_shell
 
-__all__ = ["AgentSession", "SessionListener"]
+__all__ = ["AgentSession", "PromptSection", "SessionListener"]
 
 SessionListener = Callable[[SessionEvent], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    name: str
+    text: str
+    sources: list[str]
 
 
 class AgentSession:
@@ -221,6 +230,33 @@ class AgentSession:
             skills=list(resources.skills),
             docs=resources.docs,
         )
+
+    def prompt_sections(self) -> list[PromptSection]:
+        """The system prompt's sections as the next run builds them, each with where its
+        text comes from (files, flags, tools), for `pith context`."""
+        if self._custom_prompt is not None:
+            return [PromptSection("preamble", self._custom_prompt, ["given in full"])]
+        resources = self.resources
+        sections = build_system_prompt_sections(self._prompt_options())
+        custom = resources.custom_prompt_source or (
+            "--system-prompt" if resources.custom_prompt is not None else "pith"
+        )
+        origins: dict[str, list[str]] = {
+            "preamble": [custom],
+            "tools": self.toolset.active_names(),
+            "rules": ["pith", "the active tools"],
+            "docs": ["pith"],
+            "addendum": [source or "--append-system-prompt" for source in resources.append_sources],
+            "project_context": [file.path for file in resources.context_files],
+            "skills": [
+                skill.file_path for skill in resources.skills if not skill.disable_model_invocation
+            ],
+            "cwd": [self.cwd],
+        }
+        return [
+            PromptSection(name, text, origins.get(name, ["an extension"]))
+            for name, text in sections.items()
+        ]
 
     def system_prompt(self, options: SystemPromptOptions | None = None) -> str:
         """The system prompt for the active tools (or `options`), unless one was given."""

@@ -94,7 +94,14 @@ async def _run(argv: list[str]) -> int:
         context = await session.agent.next_context()
     finally:
         await session.shutdown()
-    report = build_report(choice.model, store, context, str(path))
+    report = build_report(
+        choice.model,
+        store,
+        context,
+        str(path),
+        session.prompt_sections(),
+        [f"/{template.name}" for template in session.resources.prompt_templates],
+    )
     if options.json:
         json.dump(report_to_json(report), sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")

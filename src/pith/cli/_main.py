@@ -11,6 +11,7 @@ _SUBCOMMANDS: dict[str, str] = {
     "tool": "run one built-in tool as a model's tool call would run it",
     "sessions": "list this directory's sessions",
     "context": "show what the next request of a session would contain",
+    "trust": "see or decide whether pith trusts this project's .pith/ resources",
 }
 
 _USAGE = """\
@@ -36,6 +37,7 @@ options (see `pith --options` for all):
   -r, --resume          choose a session to resume
   --session FILE|ID     use that session;  --fork FILE  continue in a copy
   --no-session          keep nothing on disk
+  -a, --approve         trust this project for this run (see `pith trust`)
   --list-models         list known models
   --version             print the version and exit
   --verbose             show Python tracebacks for internal errors
@@ -111,6 +113,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._sessions_command import run as run_sessions
 
         return run_sessions
+    if name == "trust":
+        from pith.cli._trust_command import run as run_trust
+
+        return run_trust
     from pith.cli._context_command import run as run_context
 
     return run_context
