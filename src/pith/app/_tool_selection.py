@@ -1,4 +1,4 @@
-"""`--tools a,b,+x,-y`: which tools are active (pure)."""
+"""`--tools a,b,+x,-y`: which tools are active, in which order (pure)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ __all__ = ["select_tool_names"]
 def select_tool_names(
     spec: str | None, default: Sequence[str], available: Sequence[str], *, no_tools: bool = False
 ) -> list[str]:
-    """The active tool names, in the order of `available`.
+    """The active tool names, in the order the model gets them.
 
-    A plain list replaces the default set; `+name` adds to it and `-name` removes from it.
-    Unknown names are an error that lists the available tools.
+    A plain list replaces the default set and keeps its own order; `+name` adds a tool at the
+    end and `-name` removes one (as Pi does). Without a spec the default set is used, in the
+    order of `available`. Unknown names are an error that lists the available tools.
     """
     if no_tools:
         return []
@@ -28,10 +29,11 @@ def select_tool_names(
             f"--tools: unknown tool(s) {', '.join(unknown)}; available: {', '.join(available)}"
         )
     plain = [item for item in items if not item.startswith(("+", "-"))]
-    chosen = set(plain) if plain else set(default)
+    chosen = list(dict.fromkeys(plain)) if plain else [n for n in available if n in default]
     for item in items:
-        if item.startswith("+"):
-            chosen.add(item[1:])
-        elif item.startswith("-"):
-            chosen.discard(item[1:])
-    return [name for name in available if name in chosen]
+        name = item[1:]
+        if item.startswith("+") and name not in chosen:
+            chosen.append(name)
+        elif item.startswith("-") and name in chosen:
+            chosen.remove(name)
+    return chosen

@@ -12,7 +12,8 @@ __all__ = ["ToolSet"]
 
 class ToolSet:
     """All tools by name (an extension's tool replaces a built-in of the same name, in its
-    place) and the active ones, always listed in that order."""
+    place) and the active ones, in the order they were chosen (`--tools ls,read` announces
+    `ls` first, as Pi does)."""
 
     def __init__(
         self, builtins: Mapping[str, Tool], runner: ExtensionRunner, active: Iterable[str]
@@ -21,8 +22,7 @@ class ToolSet:
         self._runner = runner
         self._known_extension_tools = set(runner.tools)
         everything = self.all()
-        wanted = set(active)
-        self._active = [name for name in everything if name in wanted]
+        self._active = [name for name in dict.fromkeys(active) if name in everything]
 
     def all(self) -> dict[str, Tool]:
         tools = dict(self._builtins)
@@ -38,9 +38,12 @@ class ToolSet:
         return {name: everything[name] for name in self._active if name in everything}
 
     def set_active(self, names: Sequence[str]) -> None:
-        """Exactly `names` (unknown ones ignored)."""
-        wanted = set(names)
-        self._active = [name for name in self.all() if name in wanted]
+        """Exactly `names` (unknown ones ignored): those already active keep their place, new
+        ones follow in the order given (Pi's loadout rule)."""
+        everything = self.all()
+        wanted = [name for name in dict.fromkeys(names) if name in everything]
+        kept = [name for name in self._active if name in wanted]
+        self._active = kept + [name for name in wanted if name not in kept]
 
     def refresh(self) -> bool:
         """Take in tools extensions registered since the last look: active unless they say
@@ -49,9 +52,8 @@ class ToolSet:
         self._known_extension_tools.update(new)
         if not new:
             return False
-        wanted = set(self._active)
         for name in new:
-            if getattr(self._runner.tools[name][1], "default_active", True):
-                wanted.add(name)
-        self._active = [name for name in self.all() if name in wanted]
+            active_by_default = getattr(self._runner.tools[name][1], "default_active", True)
+            if active_by_default and name not in self._active:
+                self._active.append(name)
         return True

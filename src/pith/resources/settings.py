@@ -128,6 +128,16 @@ class Settings:
         if project is None:
             return self
         merged = merge_settings(self.data, project)
+        tools = project.get("defaultTools")
+        if (
+            isinstance(tools, list)
+            and tools
+            and all(isinstance(item, str) and item[:1] in "+-" for item in tools)
+        ):
+            # Only +name / -name: the project adjusts the user's list rather than replacing it.
+            mine = self.data.get("defaultTools")
+            if isinstance(mine, list):
+                merged["defaultTools"] = [*mine, *tools]
         return Settings(
             merged,
             _typed(merged, path),
