@@ -85,6 +85,9 @@ class AgentOptions:
     replace_message: Callable[[AgentMessage], Awaitable[AgentMessage | None]] | None = None
     """May replace a message as it ends, before it enters the history (extensions'
     `message_end`); a replacement keeps the role."""
+    before_next_turn: Callable[[], Awaitable[None]] | None = None
+    """Runs before each request after the first of a run (tool results are in the history):
+    the session compacts here when a turn crossed the threshold."""
     before_tool_call: BeforeHook | None = None
     after_tool_call: AfterHook | None = None
     max_tokens: int | None = None
@@ -246,7 +249,8 @@ class Agent:
         while True:
             more_tool_calls = True
             while more_tool_calls or pending:
-                if not first:
+                later_turn = not first
+                if later_turn:
                     self._turn_index += 1
                     if not pending:
                         pending = self._take(self._queues.steering, self.options.steering_mode)
@@ -255,6 +259,8 @@ class Agent:
                 for message in pending:
                     await self._add(message, added)
                 pending = []
+                if later_turn and self.options.before_next_turn is not None:
+                    await self.options.before_next_turn()  # e.g. compaction between turns
                 reply = await self._stream_reply(signal, added)
                 if reply.stop_reason in ("error", "aborted"):
                     await self._emit(TurnEnd(reply, [], self._turn_index))

@@ -32,6 +32,10 @@ __all__ = [
     "AgentSettled",
     "AutoRetryEnd",
     "AutoRetryStart",
+    "CompactionEnd",
+    "CompactionReason",
+    "CompactionResult",
+    "CompactionStart",
     "SessionEvent",
     "event_to_json",
 ]
@@ -62,7 +66,38 @@ class AgentSettled:
     type: Literal["agent_settled"] = "agent_settled"
 
 
-SessionEvent = AgentEvent | AutoRetryStart | AutoRetryEnd | AgentSettled
+CompactionReason = Literal["manual", "threshold", "overflow"]
+
+
+@dataclass
+class CompactionStart:
+    reason: CompactionReason
+    type: Literal["compaction_start"] = "compaction_start"
+
+
+@dataclass
+class CompactionResult:
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    estimated_tokens_after: int
+    details: object = None
+
+
+@dataclass
+class CompactionEnd:
+    reason: CompactionReason
+    result: CompactionResult | None = None
+    aborted: bool = False
+    will_retry: bool = False
+    error_message: str | None = None
+    """Why no compaction was written (a failed summary, nothing to compact, cancelled)."""
+    type: Literal["compaction_end"] = "compaction_end"
+
+
+SessionEvent = (
+    AgentEvent | AutoRetryStart | AutoRetryEnd | AgentSettled | CompactionStart | CompactionEnd
+)
 
 
 def _result(result: ToolResult) -> dict[str, object]:
@@ -154,5 +189,26 @@ def event_to_json(event: SessionEvent, *, will_retry: bool = False) -> dict[str,
         out = {"type": event.type, "success": event.success, "attempt": event.attempt}
         if event.final_error is not None:
             out["finalError"] = event.final_error
+        return out
+    if isinstance(event, CompactionStart):
+        return {"type": event.type, "reason": event.reason}
+    if isinstance(event, CompactionEnd):
+        out = {
+            "type": event.type,
+            "reason": event.reason,
+            "aborted": event.aborted,
+            "willRetry": event.will_retry,
+        }
+        if event.result is not None:
+            result = event.result
+            out["result"] = {
+                "summary": result.summary,
+                "firstKeptEntryId": result.first_kept_entry_id,
+                "tokensBefore": result.tokens_before,
+                "estimatedTokensAfter": result.estimated_tokens_after,
+                "details": to_builtins(result.details),
+            }
+        if event.error_message is not None:
+            out["errorMessage"] = event.error_message
         return out
     return {"type": event.type, "aborted": event.aborted}

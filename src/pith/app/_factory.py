@@ -83,6 +83,7 @@ def build_agent_session(
         steering_mode=values.steering_mode,
         follow_up_mode=values.follow_up_mode,
         resources=resources,
+        config=config,
     )
     holder.append(session)
     return session

@@ -43,11 +43,19 @@ from pith.ai import (
     is_retryable_error,
     retry_delay_seconds,
 )
+from pith.app._compaction import (
+    CompactionOutcome,
+    check_after_reply,
+    check_between_turns,
+    compact,
+)
 from pith.app._events import AgentSettled, AutoRetryEnd, AutoRetryStart, SessionEvent
 from pith.app._extension_hooks import tool_hooks
 from pith.app._extension_host import SessionHost
+from pith.app._summarizer import Summarizer
 from pith.app._toolset import ToolSet
-from pith.compaction import estimate_context_tokens
+from pith.compaction import ContextTokenTracker, estimate_context_tokens
+from pith.errors import InputError
 from pith.extensions import (
     ContextUsage,
     DeliverAs,
@@ -66,6 +74,7 @@ from pith.extensions.events import (
 )
 from pith.resources import (
     Resources,
+    Settings,
     Skill,
     SystemPromptOptions,
     build_system_prompt,
@@ -74,7 +83,7 @@ from pith.resources import (
     expand_prompt_template,
     expand_skill_command,
 )
-from pith.session import MessageEntry, SessionStore
+from pith.session import MessageEntry, SessionEntry, SessionStore
 from pith.tools import run_shell
 
 __all__ = ["AgentSession", "PromptSection", "SessionListener"]
@@ -117,6 +126,7 @@ class AgentSession:
         steering_mode: QueueMode = "one-at-a-time",
         follow_up_mode: QueueMode = "one-at-a-time",
         resources: Resources | None = None,
+        config: Settings | None = None,
     ) -> None:
         self.cwd = cwd
         self.registry = registry
@@ -125,7 +135,12 @@ class AgentSession:
         self.extensions = extensions or ExtensionRunner(cwd)
         self.mode: Mode = mode
         self.ui: ExtensionUI = ui or HeadlessUI()
-        self.settings = settings or {}
+        self.config = config or Settings()
+        """The typed settings (compaction, retry, ...)."""
+        self.settings = settings if settings is not None else self.config.data
+        self.overflow_recovery_attempted = False
+        self._tracker: ContextTokenTracker | None = None
+        self._latest_reply: AssistantMessage | None = None
         self.resources = resources or Resources(docs=docs_section())
         self.project_trusted = project_trusted or self.resources.project_trusted
         self.next_turn: list[AgentMessage] = []
@@ -147,6 +162,7 @@ class AgentSession:
             session_id=store.id,
             transform_context=self.extensions.emit_context,
             replace_message=self.extensions.emit_message_end,
+            before_next_turn=lambda: check_between_turns(self),
             before_tool_call=before,
             after_tool_call=after,
             on_payload=self._on_payload,
@@ -338,6 +354,8 @@ class AgentSession:
     async def _forward(self, event: AgentEvent) -> None:
         if isinstance(event, MessageEnd):
             self._record(event.message)  # extensions saw it already: they may replace it
+            if isinstance(event.message, AssistantMessage):
+                self._latest_reply = event.message
         else:
             if isinstance(event, AgentEnd):
                 self._will_retry = self._should_retry()
@@ -346,15 +364,77 @@ class AgentSession:
         await self._emit(event)
 
     def _record(self, message: AgentMessage) -> None:
+        entry: SessionEntry
         if isinstance(message, CustomMessage):
-            self.store.append_custom_message(
+            entry = self.store.append_custom_message(
                 message.custom_type,
                 message.content,
                 display=message.display,
                 details=message.details,
             )
         else:
-            self.store.append_message(message)
+            entry = self.store.append_message(message)
+        if self._tracker is not None:
+            self._tracker.add_entry(entry)
+        if isinstance(message, UserMessage) or (
+            isinstance(message, AssistantMessage)
+            and message.stop_reason
+            not in (
+                "error",
+                "length",
+            )
+        ):
+            self.overflow_recovery_attempted = False
+
+    # --- compaction ---------------------------------------------------------------------------
+
+    def context_tokens(self) -> int:
+        """The context's size as the compaction threshold sees it (kept up to date as entries
+        are appended; rebuilt after a compaction, an edit or a move in the tree)."""
+        store = self.store
+        if self._tracker is None or self._tracker.stale:
+            path = store.get_branch()
+            self._tracker = ContextTokenTracker.start(store.projection(), path)
+        return self._tracker.tokens
+
+    def reload_history(self) -> None:
+        """The agent's history from the session's projection again (after a compaction, an
+        edit or a move in the tree)."""
+        self.agent.messages = list(self.store.projection().messages)
+        self._tracker = None
+
+    def summarizer(self) -> Summarizer:
+        """Who writes summaries: `compaction.model` when set, else the session's model."""
+        model = self.model
+        named = self.config.values.compaction.model
+        if named:
+            try:
+                model = self.registry.find(named).model
+            except InputError:
+                self.ui.notify(
+                    f"compaction.model {named!r} is not a known model; using {model.key}",
+                    "warning",
+                )
+        return Summarizer(
+            model,
+            lambda m: self.registry.api_key(m, self._api_key_override),
+            self._headers,
+            self.thinking,
+            self.retry,
+        )
+
+    async def compact(self, custom_instructions: str | None = None) -> CompactionOutcome:
+        """`/compact [instructions]`: stop the run, then compact now (never retries)."""
+        if self.agent.is_running:
+            self.abort()
+            await self.agent.wait_for_idle()
+        outcome = await compact(self, "manual", custom_instructions=custom_instructions)
+        if outcome.entry is None and outcome.error and not outcome.aborted:
+            self.ui.notify(outcome.error)
+        return outcome
+
+    async def emit_event(self, event: SessionEvent) -> None:
+        await self._emit(event)
 
     @property
     def will_retry(self) -> bool:
@@ -389,6 +469,11 @@ class AgentSession:
 
         Returns the final assistant message, if the model was asked.
         """
+        if text == "/compact" or text.startswith("/compact "):
+            instructions = text.removeprefix("/compact").strip() or None
+            await self.compact(instructions)
+            self.last_handled = True
+            return None
         found = self.extensions.find_command(text)
         if found is not None:
             await self.extensions.run_command(*found)  # may itself prompt (send_user_message)
@@ -404,6 +489,7 @@ class AgentSession:
                 text, images = answer.text, list(answer.images or images)
         self.last_handled = False
         text = self.expand(text)
+        await check_after_reply(self, self._last_reply(), before_prompt=True)
         content: list[UserContent] = [TextContent(text=text), *images]
         messages: list[AgentMessage] = [UserMessage(content=content), *self.next_turn]
         self.next_turn = []
@@ -440,18 +526,34 @@ class AgentSession:
         return list(outcome.messages)
 
     async def _run(self, messages: list[AgentMessage]) -> AssistantMessage | None:
+        """Run the agent on `messages`; the newest reply of the run (even one that a retry or
+        an overflow recovery has since taken out of the history), if any."""
         self.runs += 1
+        self._latest_reply = None
         self._aborted = False
         self._retry_attempt = 0
         try:
             await self.agent.prompt(messages)
-            await self._retry_loop()
+            await self._after_run()
             while any(self.agent.queued()) and not self._aborted:
                 await self.agent.continue_()  # queued by handlers after the run ended
+                await self._after_run()
         finally:
             self._flush_bash()
         await self._emit(AgentSettled(aborted=self._aborted))
-        return self._last_reply()
+        return self._latest_reply
+
+    async def _after_run(self) -> None:
+        """Retries for transient errors, then compaction (an overflow compacts and runs again,
+        once per user turn)."""
+        await self._retry_loop()
+        if self._aborted:
+            return
+        if await check_after_reply(self, self._last_reply()):
+            await self.agent.continue_()
+            await self._retry_loop()
+            if not self._aborted:
+                await check_after_reply(self, self._last_reply())
 
     async def wait_for_idle(self) -> None:
         """Return once no run is in progress."""

@@ -6,7 +6,6 @@ same messages; an image counts as 4800 characters.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 
@@ -26,7 +25,7 @@ from pith.ai import (
     UserMessage,
     to_builtins,
 )
-from pith.tools.truncate import utf16_len
+from pith.compaction._js_json import js_length, js_stringify
 
 __all__ = [
     "ESTIMATED_IMAGE_CHARS",
@@ -42,19 +41,20 @@ ESTIMATED_IMAGE_CHARS = 4800
 
 def _content_chars(content: object) -> int:
     if isinstance(content, str):
-        return utf16_len(content)
+        return js_length(content)
     chars = 0
     if isinstance(content, list):
         for block in content:
             if isinstance(block, TextContent) and block.text:
-                chars += utf16_len(block.text)
+                chars += js_length(block.text)
             elif isinstance(block, ImageContent):
                 chars += ESTIMATED_IMAGE_CHARS
     return chars
 
 
 def _json_chars(value: object) -> int:
-    return utf16_len(json.dumps(to_builtins(value), separators=(",", ":"), ensure_ascii=False))
+    """`JSON.stringify(value).length`."""
+    return js_length(js_stringify(value))
 
 
 def estimate_tokens(message: AgentMessage) -> int:
@@ -62,31 +62,31 @@ def estimate_tokens(message: AgentMessage) -> int:
     if isinstance(message, SystemMessage):
         chars = _content_chars(message.content)
         if isinstance(message.sections, dict):
-            chars += sum(utf16_len(text) for text in message.sections.values() if text)
+            chars += sum(js_length(text) for text in message.sections.values() if text)
         if isinstance(message.tools_added, list):
-            chars += _json_chars(message.tools_added)
+            chars += _json_chars(to_builtins(message.tools_added))
     elif isinstance(message, UserMessage | CustomMessage | ToolResultMessage):
         chars = _content_chars(message.content)
     elif isinstance(message, AssistantMessage):
         chars = 0
         for block in message.content:
             if isinstance(block, TextContent):
-                chars += utf16_len(block.text)
+                chars += js_length(block.text)
             elif isinstance(block, ThinkingContent):
-                chars += utf16_len(block.thinking)
+                chars += js_length(block.thinking)
             elif isinstance(block, ToolCall):
-                chars += utf16_len(block.name) + _json_chars(block.arguments)
+                chars += js_length(block.name) + _json_chars(block.arguments)
     elif isinstance(message, BashExecutionMessage):
-        chars = utf16_len(message.command) + utf16_len(message.output)
+        chars = js_length(message.command) + js_length(message.output)
     else:
         assert isinstance(message, BranchSummaryMessage | CompactionSummaryMessage)
-        chars = utf16_len(message.summary)
+        chars = js_length(message.summary)
     return math.ceil(chars / 4)
 
 
 def estimate_text_tokens(text: str) -> int:
     """Estimated tokens of plain text (a system prompt, a tool schema)."""
-    return math.ceil(utf16_len(text) / 4)
+    return math.ceil(js_length(text) / 4)
 
 
 def estimate_total(messages: Sequence[AgentMessage]) -> int:

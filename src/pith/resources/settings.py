@@ -46,6 +46,8 @@ class _Typed(msgspec.Struct, rename="camel", kw_only=True):
 
 class CompactionSettings(_Typed):
     enabled: bool = True
+    model: str | None = None
+    """The summarizer (`provider/id`); the session's model when unset."""
     reserve_tokens: NonNegative = 16384
     keep_recent_tokens: NonNegative = 20000
     model_overrides: dict[str, dict[str, NonNegative]] = msgspec.field(default_factory=dict)

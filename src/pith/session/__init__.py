@@ -30,6 +30,7 @@ from pith.session._entries import (
     iso_now,
     new_entry_id,
     new_session_id,
+    timestamp_millis,
 )
 from pith.session._file import (
     LoadedSession,
@@ -93,4 +94,5 @@ __all__ = [
     "read_header",
     "resolve_session_arg",
     "session_file_name",
+    "timestamp_millis",
 ]

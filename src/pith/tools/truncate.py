@@ -247,7 +247,7 @@ def utf16_len(text: str) -> int:
     """Length in UTF-16 code units, JavaScript's `string.length`."""
     if text.isascii():
         return len(text)
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def slice_head(text: str, max_units: int) -> str:
