@@ -238,8 +238,7 @@ async def check_after_reply(
         return False
     if message.stop_reason == "aborted" and not before_prompt:
         return False
-    latest = get_latest_compaction_entry(session.store.get_branch())
-    if latest is not None and message.timestamp <= timestamp_millis(latest.timestamp):
+    if _before_latest_compaction(session, message):
         return False
     model = session.model
     same_model = message.provider == model.provider and message.model == model.id
@@ -264,6 +263,25 @@ async def check_after_reply(
     if window > 0 and should_compact(tokens, window, rules):
         await compact(session, "threshold")
     return False
+
+
+def _before_latest_compaction(session: AgentSession, message: AssistantMessage) -> bool:
+    """Whether `message` is older than the latest compaction on the branch (it was already
+    dealt with). Told by position in the tree, so two events in the same millisecond are
+    still ordered; a message not recorded is compared by time."""
+    path = session.store.get_branch()
+    compaction_at = max(
+        (index for index, entry in enumerate(path) if isinstance(entry, CompactionEntry)),
+        default=-1,
+    )
+    if compaction_at < 0:
+        return False
+    for index in range(len(path) - 1, -1, -1):
+        entry = path[index]
+        if isinstance(entry, MessageEntry) and entry.message is message:
+            return index < compaction_at
+    latest = get_latest_compaction_entry(path)
+    return latest is not None and message.timestamp < timestamp_millis(latest.timestamp)
 
 
 def _hide_failed_attempt(session: AgentSession, message: AssistantMessage) -> None:
