@@ -322,3 +322,71 @@ def test_an_extension_can_write_the_summary_itself(tmp_path: Path) -> None:
         assert server.unused_turns() == []
     (entry,) = compactions(session)
     assert (entry.summary, entry.from_hook) == ("Mine.", True)
+
+
+def test_an_extension_command_compacts_with_ctx_compact(tmp_path: Path) -> None:
+    results: list[object] = []
+
+    def register(api: ExtensionAPI) -> None:
+        async def squash(args: str, ctx: Any) -> None:
+            results.append(await ctx.compact(args or None))
+
+        api.register_command("squash", squash)
+
+    turns = script(
+        turn("first answer", tokens=200),
+        turn("second answer", tokens=300),
+        summary("## Goal\nSquashed.", expect=["Additional focus: the tests"]),
+    )
+    with FakeServer(turns) as server:
+        session = session_for(tmp_path, server, register=register)
+
+        async def scenario() -> None:
+            await session.prompt("first question")
+            await session.prompt("second question")
+            await session.prompt("/squash the tests")
+
+        asyncio.run(scenario())
+        session.close()
+        assert server.problems() == []
+    (entry,) = compactions(session)
+    assert results == [entry]
+
+
+def test_ctx_compact_during_a_run_stops_it_and_compacts_afterwards(tmp_path: Path) -> None:
+    armed: list[bool] = []
+    asked: list[object] = []
+
+    def register(api: ExtensionAPI) -> None:
+        async def on_turn_end(event: Any, ctx: Any) -> None:
+            if armed and not asked:
+                asked.append(await ctx.compact())
+
+        api.on("turn_end", on_turn_end)
+
+    call = {"name": "bash", "arguments": {"command": "echo hi"}}
+    turns = script(
+        turn("first answer", tokens=200),
+        {
+            "text": "working" + FILLER,
+            "tool_calls": [call],
+            "usage": {"input": 300, "output": 10},
+            "unless": [SUMMARY_REQUEST],
+        },
+        summary("## Goal\nStopped and squashed."),
+    )
+    with FakeServer(turns) as server:
+        session = session_for(tmp_path, server, register=register)
+
+        async def scenario() -> None:
+            await session.prompt("first question")
+            armed.append(True)
+            await session.prompt("a long task")
+
+        asyncio.run(scenario())
+        session.close()
+        assert server.problems() == []
+        assert server.unused_turns() == []
+    assert asked == [None]
+    (entry,) = compactions(session)
+    assert entry.summary.startswith("## Goal\nStopped and squashed.")

@@ -132,7 +132,8 @@ def test_fork_before_a_prompt_keeps_what_came_before_it(tmp_path: Path) -> None:
                 and texts_of(e) == ["second"]
             )
             old = session.store.path
-            assert await fork_session(session, second, before=True)
+            outcome = await fork_session(session, second, before=True)
+            assert outcome.selected_text == "second"
             assert session.store.header.parent_session == str(old)
             assert forks == [(second, "before")]
 
@@ -164,7 +165,8 @@ def test_navigating_back_with_an_extension_summary_records_it(tmp_path: Path) ->
             await session.prompt("first")
             first_reply = session.store.leaf_id
             await session.prompt("second")
-            assert await navigate_tree(session, first_reply)
+            outcome = await navigate_tree(session, first_reply, summarize=True)
+            assert not outcome.cancelled
 
         run(scenario())
         session.close()

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pith.ai import AssistantMessage, Usage, is_context_overflow, is_recoverable_length
+from pith.agent import AbortSignal
+from pith.ai import UNSET, AssistantMessage, Usage, is_context_overflow, is_recoverable_length
 from pith.app._events import CompactionEnd, CompactionReason, CompactionResult, CompactionStart
 from pith.compaction import (
     ALREADY_COMPACTED,
@@ -35,7 +36,7 @@ from pith.compaction import (
 from pith.compaction import ResolvedCompactionSettings as CompactionRules
 from pith.extensions import CompactionSpec
 from pith.extensions.events import SessionBeforeCompact, SessionCompact
-from pith.session import CompactionEntry, MessageEntry, timestamp_millis
+from pith.session import CompactionEntry, MessageEntry, SessionEntry, timestamp_millis
 
 if TYPE_CHECKING:
     from pith.app._session import AgentSession
@@ -82,8 +83,23 @@ async def compact(
     preparation = prepare_compaction(path, compaction_rules(session))
     if isinstance(preparation, NoCompaction):
         return CompactionOutcome(error=_no_compaction_message(preparation))
-    await session.emit_event(CompactionStart(reason))
-    signal = session.agent.signal
+    with session.summary_signal() as signal:
+        await session.emit_event(CompactionStart(reason))
+        return await _compact(
+            session, reason, path, preparation, custom_instructions, will_retry, signal
+        )
+
+
+async def _compact(
+    session: AgentSession,
+    reason: CompactionReason,
+    path: list[SessionEntry],
+    preparation: CompactionPreparation,
+    custom_instructions: str | None,
+    will_retry: bool,
+    signal: AbortSignal,
+) -> CompactionOutcome:
+    store = session.store
     answer = await session.extensions.emit_before_compact(
         SessionBeforeCompact(preparation, path, reason, will_retry, custom_instructions, signal)
     )
@@ -101,7 +117,7 @@ async def compact(
             from_hook=True,
         )
         return await _recorded(session, reason, entry, will_retry, from_extension=True)
-    outcome = await _summarize(session, preparation, custom_instructions)
+    outcome = await _summarize(session, preparation, custom_instructions, signal)
     if outcome.entry is None:
         await _end(session, reason, outcome, will_retry)
         return outcome
@@ -109,7 +125,10 @@ async def compact(
 
 
 async def _summarize(
-    session: AgentSession, preparation: CompactionPreparation, custom_instructions: str | None
+    session: AgentSession,
+    preparation: CompactionPreparation,
+    custom_instructions: str | None,
+    signal: AbortSignal,
 ) -> CompactionOutcome:
     summarizer = session.summarizer()
     model = summarizer.model
@@ -119,14 +138,13 @@ async def _summarize(
         context_window=model.context_window or None,
         output_reserve_tokens=summary_output_reserve(model.context_window, model.max_tokens),
     )
-    signal = session.agent.signal
     usage = Usage()
     history: str | None = plan.previous_summary
     prefix: str | None = None
     for step in plan.steps:
         reply = await summarizer.ask(plan.system_prompt, step.request_text(history), signal)
         _add_usage(usage, reply)
-        if reply.stop_reason == "aborted" or (signal is not None and signal.aborted):
+        if reply.stop_reason == "aborted" or signal.aborted:
             return CompactionOutcome(error="Compaction was aborted.", aborted=True)
         failure = summarization_failure(reply, step.label)
         if failure is not None:
@@ -175,7 +193,7 @@ async def _end(
             entry.first_kept_entry_id,
             entry.tokens_before,
             estimate_context_tokens(session.agent.messages),
-            None if isinstance(entry.details, type(None)) else entry.details,
+            None if entry.details is UNSET else entry.details,
         )
     await session.emit_event(
         CompactionEnd(

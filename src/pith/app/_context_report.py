@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pith.ai import (
+    UNSET,
     AssistantMessage,
     Context,
     ImageContent,
@@ -26,8 +27,8 @@ from pith.ai import (
     to_builtins,
 )
 from pith.app._session import PromptSection
-from pith.compaction import estimate_text_tokens, estimate_tokens
-from pith.session import SessionStore
+from pith.compaction import ResolvedCompactionSettings, estimate_text_tokens, estimate_tokens
+from pith.session import CompactionEntry, SessionEntry, SessionStore
 
 __all__ = ["ContextReport", "build_report", "render_report", "report_to_json"]
 
@@ -49,6 +50,16 @@ class SectionLine:
 
 
 @dataclass
+class CompactionLine:
+    """Where the latest compaction cut and what it left: the summary stands in for the
+    entries before `first_kept_entry_id`, which `kept_from` numbers among the messages."""
+
+    entry: CompactionEntry
+    summary_tokens: int
+    kept_from: int | None
+
+
+@dataclass
 class ContextReport:
     model: Model
     session: SessionStore
@@ -62,6 +73,12 @@ class ContextReport:
     """The system prompt's sections, with where each comes from."""
     templates: list[str] = field(default_factory=list)
     """Prompt templates the user can invoke (`/name`)."""
+    compaction: CompactionLine | None = None
+    """The latest compaction on the active branch, if any."""
+    compactions: int = 0
+    """How many compactions the active branch holds."""
+    threshold: int | None = None
+    """Above this many context tokens pith compacts on its own (None: it never does)."""
 
     @property
     def total(self) -> int:
@@ -115,6 +132,7 @@ def build_report(
     source: str | None = None,
     sections: Sequence[PromptSection] = (),
     templates: Sequence[str] = (),
+    rules: ResolvedCompactionSettings | None = None,
 ) -> ContextReport:
     tool_tokens = {
         tool.name: estimate_text_tokens(
@@ -141,7 +159,33 @@ def build_report(
         report.messages.append(
             MessageLine(index, message.role, _summary(message), estimate_tokens(message))
         )
+    branch = session.get_branch()
+    compactions = [entry for entry in branch if isinstance(entry, CompactionEntry)]
+    report.compactions = len(compactions)
+    if compactions:
+        latest = compactions[-1]
+        report.compaction = CompactionLine(
+            latest, estimate_text_tokens(latest.summary), _kept_from(branch, latest, context)
+        )
+    if rules is not None and rules.enabled and model.context_window > 0:
+        report.threshold = model.context_window - rules.reserve_tokens
     return report
+
+
+def _kept_from(
+    branch: Sequence[SessionEntry], compaction: CompactionEntry, context: Context
+) -> int | None:
+    """The number (1-based, as listed) of the first message kept after `compaction`: the
+    first message equal to the kept entry's message."""
+    kept = next((e for e in branch if e.id == compaction.first_kept_entry_id), None)
+    message = getattr(kept, "message", None)
+    if message is None:
+        return None
+    wanted = to_builtins(message)
+    for index, candidate in enumerate(context.messages, start=1):
+        if to_builtins(candidate) == wanted:
+            return index
+    return None
 
 
 def render_report(report: ContextReport) -> str:
@@ -167,9 +211,33 @@ def render_report(report: ContextReport) -> str:
     window = report.model.context_window
     share = f" ({report.total / window:.1%} of the window)" if window else ""
     lines += ["", f"total ~{report.total:,} tokens{share}"]
+    lines += _compaction_lines(report)
     if session.warnings:
         lines += ["", *(f"warning: {warning}" for warning in session.warnings)]
     return "\n".join(lines)
+
+
+def _compaction_lines(report: ContextReport) -> list[str]:
+    if report.threshold is not None:
+        lines = [f"compacts above ~{report.threshold:,} tokens (window minus reserveTokens)"]
+    else:
+        lines = ["automatic compaction is off"]
+    found = report.compaction
+    if found is None:
+        return lines
+    entry = found.entry
+    count = f" (the latest of {report.compactions})" if report.compactions > 1 else ""
+    kept = (
+        f"kept from message {found.kept_from} on"
+        if found.kept_from is not None
+        else f"kept from entry {entry.first_kept_entry_id} on"
+    )
+    return [
+        *lines,
+        f"compacted {entry.timestamp}{count}: ~{entry.tokens_before:,} tokens before, "
+        f"summary ~{found.summary_tokens:,} tokens; {kept}",
+        f"  summary: {_preview(entry.summary, 90)}",
+    ]
 
 
 def _section_lines(sections: Sequence[SectionLine]) -> list[str]:
@@ -220,4 +288,23 @@ def report_to_json(report: ContextReport) -> dict[str, object]:
             for line, message in zip(report.messages, context.messages, strict=True)
         ],
         "totalTokens": report.total,
+        "compaction": _compaction_json(report),
     }
+
+
+def _compaction_json(report: ContextReport) -> dict[str, object]:
+    found = report.compaction
+    latest: dict[str, object] | None = None
+    if found is not None:
+        entry = found.entry
+        latest = {
+            "id": entry.id,
+            "timestamp": entry.timestamp,
+            "firstKeptEntryId": entry.first_kept_entry_id,
+            "keptFromMessage": found.kept_from,
+            "tokensBefore": entry.tokens_before,
+            "summary": entry.summary,
+            "summaryTokens": found.summary_tokens,
+            "details": None if entry.details in (None, UNSET) else to_builtins(entry.details),
+        }
+    return {"threshold": report.threshold, "count": report.compactions, "latest": latest}

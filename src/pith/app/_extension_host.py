@@ -10,7 +10,7 @@ from pith.agent import AbortSignal, Tool
 from pith.ai import CustomMessage, Model, ModelRegistry, ThinkingLevel
 from pith.app._navigation import fork_session, navigate_tree, new_session, switch_session
 from pith.extensions import ContextUsage, DeliverAs, ExtensionUI, Mode, NotAvailableError
-from pith.session import SessionStore
+from pith.session import CompactionEntry, SessionStore
 
 if TYPE_CHECKING:
     from pith.app._session import AgentSession
@@ -115,12 +115,33 @@ class SessionHost:
         return await switch_session(self._session, Path(path))
 
     async def fork(self, entry_id: str, before: bool) -> bool:
-        return await fork_session(self._session, entry_id, before=before)
+        outcome = await fork_session(self._session, entry_id, before=before)
+        return not outcome.cancelled
 
     async def navigate_tree(
-        self, target_id: str | None, summarize: bool, label: str | None
+        self,
+        target_id: str | None,
+        summarize: bool,
+        instructions: str | None,
+        replace_instructions: bool,
+        label: str | None,
     ) -> bool:
-        return await navigate_tree(self._session, target_id, summarize=summarize, label=label)
+        outcome = await navigate_tree(
+            self._session,
+            target_id,
+            summarize=summarize,
+            instructions=instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
+        return not outcome.cancelled
+
+    async def compact(self, custom_instructions: str | None) -> CompactionEntry | None:
+        session = self._session
+        if session.agent.is_running:
+            session.request_compaction(custom_instructions)
+            return None
+        return (await session.compact(custom_instructions)).entry
 
     async def wait_for_idle(self) -> None:
         await self._session.wait_for_idle()
@@ -234,9 +255,17 @@ class ToolHost:
         raise _no_conversation("fork")
 
     async def navigate_tree(
-        self, target_id: str | None, summarize: bool, label: str | None
+        self,
+        target_id: str | None,
+        summarize: bool,
+        instructions: str | None,
+        replace_instructions: bool,
+        label: str | None,
     ) -> bool:
         raise _no_conversation("navigate_tree")
+
+    async def compact(self, custom_instructions: str | None) -> CompactionEntry | None:
+        raise _no_conversation("compact")
 
     async def wait_for_idle(self) -> None:
         return None

@@ -10,14 +10,16 @@ adds is recorded as an entry the moment it ends. Extensions see every step throu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pith.agent import (
     AbortController,
+    AbortSignal,
     Agent,
     AgentEnd,
     AgentEvent,
@@ -43,6 +45,7 @@ from pith.ai import (
     is_retryable_error,
     retry_delay_seconds,
 )
+from pith.app._commands import parse_builtin, run_builtin
 from pith.app._compaction import (
     CompactionOutcome,
     check_after_reply,
@@ -145,6 +148,9 @@ class AgentSession:
         self.project_trusted = project_trusted or self.resources.project_trusted
         self.next_turn: list[AgentMessage] = []
         """Messages extensions queued for the user's next prompt."""
+        self.editor_text: str | None = None
+        """Text a command handed back for the user to edit and send (`/fork`'s message); the
+        interactive editor takes it."""
         self.last_handled = False
         """Whether the last `prompt` was taken by an extension (a `/command`, or an `input`
         handler) instead of going to the model."""
@@ -190,6 +196,8 @@ class AgentSession:
         self._aborted = False
         self._queued_bash: list[BashExecutionMessage] = []
         self._bash_abort: AbortController | None = None
+        self._side_abort: AbortController | None = None
+        self._compact_after_run: tuple[str | None] | None = None
         self._started = False
         self.agent.subscribe(self._forward)
         self.extensions.bind(SessionHost(self))
@@ -423,6 +431,12 @@ class AgentSession:
             self.retry,
         )
 
+    def request_compaction(self, custom_instructions: str | None = None) -> None:
+        """Stop the run and compact once it has stopped (an extension asking from inside the
+        run, where waiting for the run to end would wait for itself)."""
+        self._compact_after_run = (custom_instructions,)
+        self.abort()
+
     async def compact(self, custom_instructions: str | None = None) -> CompactionOutcome:
         """`/compact [instructions]`: stop the run, then compact now (never retries)."""
         if self.agent.is_running:
@@ -432,6 +446,28 @@ class AgentSession:
         if outcome.entry is None and outcome.error and not outcome.aborted:
             self.ui.notify(outcome.error)
         return outcome
+
+    @property
+    def summarizing(self) -> bool:
+        """Whether a compaction or a branch summary is being written outside a run."""
+        return self._side_abort is not None
+
+    @contextlib.contextmanager
+    def summary_signal(self) -> Iterator[AbortSignal]:
+        """The signal a summary request listens to: the run's while a run is going, else one
+        `abort()` fires (so `/compact` and a tree move can be stopped while idle)."""
+        running = self.agent.signal
+        if running is not None:
+            yield running
+            return
+        if self._side_abort is not None:
+            raise InputError("a summary is already being written; wait or abort first")
+        controller = AbortController()
+        self._side_abort = controller
+        try:
+            yield controller.signal
+        finally:
+            self._side_abort = None
 
     async def emit_event(self, event: SessionEvent) -> None:
         await self._emit(event)
@@ -469,9 +505,11 @@ class AgentSession:
 
         Returns the final assistant message, if the model was asked.
         """
-        if text == "/compact" or text.startswith("/compact "):
-            instructions = text.removeprefix("/compact").strip() or None
-            await self.compact(instructions)
+        builtin = parse_builtin(text)
+        if builtin is not None:
+            outcome = await run_builtin(self, *builtin)
+            if outcome.editor_text is not None:
+                self.editor_text = outcome.editor_text
             self.last_handled = True
             return None
         found = self.extensions.find_command(text)
@@ -540,6 +578,9 @@ class AgentSession:
                 await self._after_run()
         finally:
             self._flush_bash()
+        requested, self._compact_after_run = self._compact_after_run, None
+        if requested is not None:
+            await self.compact(requested[0])
         await self._emit(AgentSettled(aborted=self._aborted))
         return self._latest_reply
 
@@ -657,9 +698,12 @@ class AgentSession:
         return False
 
     def abort(self) -> None:
-        """Stop the run, any retry wait, a user command, and the tools in flight."""
+        """Stop the run, any retry wait, a user command, the tools in flight, and a summary
+        being written while idle (a compaction, a branch summary)."""
         self._aborted = True
         self.agent.abort()
+        if self._side_abort is not None:
+            self._side_abort.abort()
         if self._retry_wait is not None:
             self._retry_wait.set()
         if self._bash_abort is not None:

@@ -46,6 +46,7 @@ def run(argv: list[str]) -> int:
 
 async def _run(argv: list[str]) -> int:
     from pith.ai import ModelRegistry, as_thinking_level
+    from pith.app._compaction import compaction_rules
     from pith.app._context_report import build_report, render_report, report_to_json
     from pith.app._factory import SessionOptions, build_agent_session
     from pith.app._stores import session_dir_for
@@ -101,6 +102,7 @@ async def _run(argv: list[str]) -> int:
         str(path),
         session.prompt_sections(),
         [f"/{template.name}" for template in session.resources.prompt_templates],
+        compaction_rules(session),
     )
     if options.json:
         json.dump(report_to_json(report), sys.stdout, ensure_ascii=False)

@@ -35,6 +35,7 @@ from pith.extensions._ui import ExtensionUI, HeadlessUI, NoticeLevel
 from pith.extensions.events import (
     EVENT_NAMES,
     AgentStartResult,
+    BranchSummarySpec,
     Cancel,
     CompactionSpec,
     CompactResult,
@@ -45,6 +46,7 @@ from pith.extensions.events import (
     ResourcePaths,
     ToolCallDecision,
     ToolResultPatch,
+    TreePreparation,
     TreeResult,
     TrustDecision,
 )
@@ -53,6 +55,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "EVENT_NAMES",
     "AgentStartResult",
+    "BranchSummarySpec",
     "Cancel",
     "Command",
     "CompactResult",
@@ -87,6 +90,7 @@ __all__ = [
     "ToolInfo",
     "ToolResult",
     "ToolResultPatch",
+    "TreePreparation",
     "TreeResult",
     "TrustDecision",
     "discover_extensions",

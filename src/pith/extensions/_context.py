@@ -10,7 +10,7 @@ from pith.extensions._ui import ExtensionUI, HeadlessUI, NamedUI
 if TYPE_CHECKING:
     from pith.agent import AbortSignal
     from pith.ai import Model, ModelRegistry, ThinkingLevel
-    from pith.session import SessionStore
+    from pith.session import CompactionEntry, SessionStore
 
 __all__ = ["ExtensionContext"]
 
@@ -107,6 +107,14 @@ class ExtensionContext:
         """Return once the agent has finished its current run."""
         await self._bound().wait_for_idle()
 
+    async def compact(self, custom_instructions: str | None = None) -> CompactionEntry | None:
+        """Summarize the older part of the conversation now, as `/compact` does
+        (`custom_instructions`: what the summary should focus on). While idle: returns the
+        compaction entry, or None when nothing was written (the user is told why). During a
+        run (from an event handler or a tool): stops the run, compacts once it has stopped,
+        and returns None at once."""
+        return await self._bound().compact(custom_instructions)
+
     async def new_session(self) -> bool:
         """Start a fresh session; False when an extension cancelled the switch."""
         return await self._bound().new_session()
@@ -121,10 +129,20 @@ class ExtensionContext:
         return await self._bound().fork(entry_id, before)
 
     async def navigate_tree(
-        self, target_id: str | None, *, summarize: bool = False, label: str | None = None
+        self,
+        target_id: str | None,
+        *,
+        summarize: bool = False,
+        instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
     ) -> bool:
-        """Move to another point of this session's tree; False when cancelled."""
-        return await self._bound().navigate_tree(target_id, summarize, label)
+        """Move to another point of this session's tree (None: before the first entry); with
+        `summarize`, the branch left behind is summarized where the move lands (`instructions`
+        add a focus, or replace pith's with `replace_instructions`). False when cancelled."""
+        return await self._bound().navigate_tree(
+            target_id, summarize, instructions, replace_instructions, label
+        )
 
     def _rebind(self, host: ExtensionHost) -> None:
         self._host = host

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pith.agent import AbortSignal, Tool
     from pith.ai import CustomMessage, Model, ModelRegistry, ThinkingLevel
     from pith.extensions._ui import ExtensionUI
-    from pith.session import SessionStore
+    from pith.session import CompactionEntry, SessionStore
 
 __all__ = ["ContextUsage", "DeliverAs", "ExtensionHost", "Mode", "NotAvailableError"]
 
@@ -111,7 +111,14 @@ class ExtensionHost(Protocol):
     async def fork(self, entry_id: str, before: bool) -> bool: ...
 
     async def navigate_tree(
-        self, target_id: str | None, summarize: bool, label: str | None
+        self,
+        target_id: str | None,
+        summarize: bool,
+        instructions: str | None,
+        replace_instructions: bool,
+        label: str | None,
     ) -> bool: ...
+
+    async def compact(self, custom_instructions: str | None) -> CompactionEntry | None: ...
 
     async def wait_for_idle(self) -> None: ...

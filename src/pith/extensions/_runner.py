@@ -298,6 +298,7 @@ class ExtensionRunner:
                 return answer
             if answer.custom_instructions is not None:
                 combined.custom_instructions = answer.custom_instructions
+            if answer.replace_instructions is not None:
                 combined.replace_instructions = answer.replace_instructions
             if answer.label is not None:
                 combined.label = answer.label

@@ -36,7 +36,7 @@ None, except in `tool_call`, which fails closed: the call is blocked, naming the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -53,7 +53,15 @@ from pith.agent import (
     TurnEnd,
     TurnStart,
 )
-from pith.ai import UNSET, AgentMessage, ImageContent, Model, ToolResultContent, UnsetType
+from pith.ai import (
+    UNSET,
+    AgentMessage,
+    ImageContent,
+    Model,
+    ToolResultContent,
+    UnsetType,
+    Usage,
+)
 from pith.resources import SystemPromptOptions
 
 if TYPE_CHECKING:
@@ -66,6 +74,7 @@ __all__ = [
     "AgentStartResult",
     "BeforeAgentStart",
     "BeforeProviderRequest",
+    "BranchSummarySpec",
     "Cancel",
     "CompactResult",
     "CompactionSpec",
@@ -98,6 +107,7 @@ __all__ = [
     "ToolExecutionUpdate",
     "ToolResultEvent",
     "ToolResultPatch",
+    "TreePreparation",
     "TreeResult",
     "TrustDecision",
     "TurnEnd",
@@ -171,13 +181,29 @@ class SessionCompact:
 
 
 @dataclass
+class TreePreparation:
+    """What a move in the tree would do: where it goes, what the branch being left holds
+    (`entries_to_summarize`, oldest first, back to `common_ancestor_id`), and the summary
+    settings a handler may override through its `TreeResult`."""
+
+    target_id: str | None
+    old_leaf_id: str | None
+    common_ancestor_id: str | None
+    entries_to_summarize: list[SessionEntry]
+    user_wants_summary: bool = False
+    custom_instructions: str | None = None
+    replace_instructions: bool = False
+    label: str | None = None
+
+
+@dataclass
 class SessionBeforeTree:
     """About to move the leaf to `target_id` (navigating the tree); may be cancelled."""
 
     target_id: str
     old_leaf_id: str | None
     summarize: bool = False
-    preparation: object = None
+    preparation: TreePreparation | None = None
     signal: AbortSignal | None = None
     type: Literal["session_before_tree"] = "session_before_tree"
 
@@ -313,11 +339,23 @@ class CompactResult:
 
 
 @dataclass
+class BranchSummarySpec:
+    """A branch summary an extension wrote itself (`session_before_tree`)."""
+
+    summary: str
+    details: object = None
+    usage: Usage | None = None
+
+
+@dataclass
 class TreeResult:
+    """For `session_before_tree`. `summary` (text, a `BranchSummarySpec` or a dict of its
+    fields) is used only when the user asked for a summary; None fields keep the user's."""
+
     cancel: bool = False
-    summary: str | None = None
+    summary: str | BranchSummarySpec | Mapping[str, object] | None = None
     custom_instructions: str | None = None
-    replace_instructions: bool = False
+    replace_instructions: bool | None = None
     label: str | None = None
 
 
