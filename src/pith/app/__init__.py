@@ -15,6 +15,7 @@ from pith.app._extension_setup import (
 )
 from pith.app._factory import SessionOptions, build_agent_session
 from pith.app._input import Prompts, build_prompts, read_piped_stdin
+from pith.app._navigation import ForkOutcome, TreeNavigation
 from pith.app._print_mode import failure_line, run_print_mode
 from pith.app._session import AgentSession, SessionListener
 from pith.app._tool_runner import ToolRunError, run_tool
@@ -24,11 +25,13 @@ __all__ = [
     "AgentSettled",
     "AutoRetryEnd",
     "AutoRetryStart",
+    "ForkOutcome",
     "Prompts",
     "SessionEvent",
     "SessionListener",
     "SessionOptions",
     "ToolRunError",
+    "TreeNavigation",
     "add_extension_flags",
     "apply_extension_flags",
     "build_agent_session",

@@ -55,6 +55,14 @@ from pith.app._compaction import (
 from pith.app._events import AgentSettled, AutoRetryEnd, AutoRetryStart, SessionEvent
 from pith.app._extension_hooks import tool_hooks
 from pith.app._extension_host import SessionHost
+from pith.app._navigation import (
+    ForkOutcome,
+    TreeNavigation,
+    clone_session,
+    fork_points,
+    fork_session,
+    navigate_tree,
+)
 from pith.app._summarizer import Summarizer
 from pith.app._toolset import ToolSet
 from pith.compaction import ContextTokenTracker, estimate_context_tokens
@@ -430,6 +438,40 @@ class AgentSession:
             self.thinking,
             self.retry,
         )
+
+    # --- moving in the tree (the SDK calls; RPC and the interactive mode use them) ---------
+
+    async def navigate_tree(
+        self,
+        target_id: str | None,
+        *,
+        summarize: bool = False,
+        instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> TreeNavigation:
+        """Move to another point of this session's tree, optionally summarizing the branch
+        left behind (docs/compaction.md, "Branch summaries")."""
+        return await navigate_tree(
+            self,
+            target_id,
+            summarize=summarize,
+            instructions=instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
+
+    async def fork(self, entry_id: str) -> ForkOutcome:
+        """`/fork`: continue in a new session from just before the user message `entry_id`."""
+        return await fork_session(self, entry_id, before=True)
+
+    async def clone(self) -> ForkOutcome:
+        """`/clone`: continue in a new session holding the current branch."""
+        return await clone_session(self)
+
+    def fork_points(self) -> list[tuple[str, str]]:
+        """The user messages `fork` can start from, as `(entry id, text)`, oldest first."""
+        return fork_points(self.store)
 
     def request_compaction(self, custom_instructions: str | None = None) -> None:
         """Stop the run and compact once it has stopped (an extension asking from inside the
