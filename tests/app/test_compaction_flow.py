@@ -11,7 +11,7 @@ from typing import Any
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
 from pith.app._events import CompactionEnd, CompactionStart
-from pith.compaction import SUMMARIZER_SYSTEM_PROMPT
+from pith.compaction import SUMMARIZER_SYSTEM_PROMPT, estimate_tokens
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner
 from pith.resources import ContextFile, Resources, load_settings
 from pith.session import CompactionEntry, SessionStore
@@ -143,6 +143,33 @@ def test_a_run_past_the_threshold_compacts_and_the_next_request_carries_the_summ
     assert "remember: always use tabs" in summary_requests(server)[0]
     assert "remember: always use tabs" not in last  # summarized away
     assert "third question" in last
+
+
+def test_the_size_after_a_compaction_is_estimated_without_the_usage_it_replaced(
+    tmp_path: Path,
+) -> None:
+    turns = script(
+        turn("first answer", tokens=200),
+        turn("second answer", tokens=3500),  # kept, but its usage measured the old context
+        summary("## Goal\nThe user asked twice."),
+    )
+    with FakeServer(turns) as server:
+        session = session_for(tmp_path, server)
+        seen = events_of(session)
+
+        async def scenario() -> None:
+            await session.prompt("first question")
+            await session.prompt("second question")
+
+        asyncio.run(scenario())
+        session.close()
+        assert server.unused_turns() == []
+    end = seen[-1]
+    assert isinstance(end, CompactionEnd)
+    assert end.result is not None
+    assert end.result.tokens_before == 3510
+    estimate = sum(estimate_tokens(message) for message in session.agent.messages)
+    assert end.result.estimated_tokens_after == estimate < end.result.tokens_before
 
 
 def test_a_long_single_turn_compacts_between_turns(tmp_path: Path) -> None:

@@ -22,7 +22,6 @@ from pith.compaction import (
     CompactionPreparation,
     NoCompaction,
     compute_file_lists,
-    estimate_context_tokens,
     get_latest_compaction_entry,
     plan_compaction_summary,
     prepare_compaction,
@@ -192,7 +191,9 @@ async def _end(
             entry.summary,
             entry.first_kept_entry_id,
             entry.tokens_before,
-            estimate_context_tokens(session.agent.messages),
+            # The projected estimate: usage reported before the compaction measured a
+            # context that no longer exists (Pi's `estimatedTokensAfter` ignores it too).
+            session.context_tokens(),
             None if entry.details is UNSET else entry.details,
         )
     await session.emit_event(
