@@ -545,6 +545,16 @@ def test_thinking_budget_leaves_room_for_the_answer(
     assert thinking_budget(level, max_tokens, model_max) == expected  # type: ignore[arg-type]
 
 
+def test_a_window_clamped_request_fits_the_thinking_budget_under_the_clamp() -> None:
+    options = StreamOptions(api_key="k", thinking="high")
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        run(claude(server, context_window=20_000), ask("hi"), options)
+        sent = body(server)
+    # Input 5 tokens, 4096 kept free: 15899 of output, of which the answer keeps 1024.
+    assert sent["max_tokens"] == 20_000 - 5 - 4096
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 15_899 - 1024}
+
+
 def test_temperature_is_sent_only_without_thinking() -> None:
     model = claude(sampling_params={"top_k": 5, "max_tokens": 1})
     plain = build_request(model, ask("hi"), max_tokens=100, thinking="off", temperature=0.2)

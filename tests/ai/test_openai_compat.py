@@ -88,6 +88,27 @@ def test_text_reply_with_usage_and_cost() -> None:
     assert body["max_completion_tokens"] == 4096
 
 
+def test_a_small_window_model_is_asked_only_for_what_fits() -> None:
+    # An 8k local model whose maxTokens alone exceeds the window. Input: "You are terse." and
+    # "hi" at 3.5 characters per token, 4 + 1; 4096 tokens are kept free besides it.
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        collect(server, ask("hi"), context_window=8192, max_tokens=16_384)
+        body = server.requests[0]["body"]
+    assert body["max_completion_tokens"] == 8192 - 5 - 4096
+
+
+def test_the_output_limit_counts_the_last_reported_usage() -> None:
+    turns = [{"text": "ok", "usage": {"input": 3000, "output": 100}}, {"text": "done"}]
+    with FakeServer({"turns": turns}) as server:
+        first = ask("hi")
+        _, reply = collect(server, first, context_window=8192, max_tokens=16_384)
+        first.messages += [reply, UserMessage(content=[TextContent(text="again")])]
+        collect(server, first, context_window=8192, max_tokens=16_384)
+        body = server.requests[1]["body"]
+    # The reply's 3100 reported tokens plus "again" (2 tokens).
+    assert body["max_completion_tokens"] == 8192 - 3102 - 4096
+
+
 def test_thinking_and_two_tool_calls_are_reassembled() -> None:
     script = {
         "turns": [

@@ -14,6 +14,8 @@ from pith.ai import (
     SystemMessage,
     ToolCall,
     ToolResultMessage,
+    js_number,
+    js_stringify,
 )
 from pith.compaction import (
     CompactionPreparation,
@@ -29,7 +31,6 @@ from pith.compaction import (
     serialize_conversation,
     truncate_for_summary,
 )
-from pith.compaction._js_json import js_number, js_stringify
 from pith.session import CompactionEntry, MessageEntry, SessionEntry, entry_messages, project
 from pith.tools.truncate import utf16_len
 from tests.compaction.sessions import Op, build, ops, path_of

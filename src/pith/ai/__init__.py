@@ -2,8 +2,14 @@
 
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
+from pith.ai._context_budget import (
+    clamp_max_tokens,
+    clamp_max_tokens_to_context,
+    estimate_input_tokens,
+)
 from pith.ai._cost import apply_cost
 from pith.ai._faux import FauxCall, FauxReply, faux_model, faux_requests, register_faux
+from pith.ai._js_json import js_length, js_number, js_object_keys, js_sorted, js_stringify
 from pith.ai._messages import (
     AgentMessage,
     AssistantContent,
@@ -136,15 +142,23 @@ __all__ = [
     "apply_payload_hook",
     "as_thinking_level",
     "builtin_models",
+    "clamp_max_tokens",
+    "clamp_max_tokens_to_context",
     "convert",
     "current_system_message",
     "decode_json",
     "encode_json",
+    "estimate_input_tokens",
     "faux_model",
     "faux_requests",
     "is_context_overflow",
     "is_recoverable_length",
     "is_retryable_error",
+    "js_length",
+    "js_number",
+    "js_object_keys",
+    "js_sorted",
+    "js_stringify",
     "now_ms",
     "provider_for",
     "register_faux",

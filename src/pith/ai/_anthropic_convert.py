@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pith.ai._context_budget import clamp_max_tokens, estimate_input_tokens
 from pith.ai._messages import (
     AssistantMessage,
     ImageContent,
@@ -378,14 +379,26 @@ def build_request(
         body["system"] = [
             {"type": "text", "text": _clean(system), "cache_control": dict(CACHE_CONTROL)}
         ]
+    # Pi's order: clamp the wanted output to the window, add the thinking budget on top, clamp
+    # again, then shrink the budget to leave 1024 answer tokens (1024 when nothing is left).
+    input_tokens = estimate_input_tokens(context) if model.context_window > 0 else 0
+
+    def fit(wanted: int) -> int:
+        return clamp_max_tokens(
+            wanted, context_window=model.context_window, input_tokens=input_tokens
+        )
+
+    limit = fit(max_tokens if max_tokens is not None else model.max_tokens)
     body["messages"] = messages
-    body["max_tokens"] = max_tokens if max_tokens is not None else model.max_tokens
+    body["max_tokens"] = limit
     body["stream"] = True
     if context.tools:
         body["tools"] = convert_tools(context.tools)
     if thinking_enabled(model, thinking):
-        cap, budget = thinking_budget(thinking, max_tokens, model.max_tokens)
+        cap, budget = thinking_budget(thinking, limit, model.max_tokens)
+        cap = fit(cap)
         body["max_tokens"] = cap
+        budget = min(budget, max(0, cap - MIN_ANSWER_TOKENS)) or MIN_THINKING_BUDGET
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
     else:
         if isinstance(model.sampling_params, dict):

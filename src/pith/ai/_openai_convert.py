@@ -8,6 +8,7 @@ from functools import partial
 from typing import TypeVar, cast
 from urllib.parse import urlparse
 
+from pith.ai._context_budget import clamp_max_tokens_to_context
 from pith.ai._messages import (
     AssistantMessage,
     ImageContent,
@@ -232,7 +233,8 @@ def build_request(
     if _compat(model, "supportsStore", True):
         body["store"] = False
     field = str(_compat(model, "maxTokensField", "max_completion_tokens"))
-    body[field] = max_tokens if max_tokens is not None else model.max_tokens
+    wanted = max_tokens if max_tokens is not None else model.max_tokens
+    body[field] = clamp_max_tokens_to_context(model, context, wanted)
     if context.tools:
         body["tools"] = convert_tools(context.tools)
     if model.reasoning and thinking != "off" and _compat(model, "supportsReasoningEffort", True):

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Mapping
 
 import msgspec
 
-from pith.ai import UNSET, AgentMessage, AssistantMessage, ToolCall, ToolResultMessage
-from pith.compaction._js_json import js_sorted
+from pith.ai import UNSET, AgentMessage, AssistantMessage, ToolCall, ToolResultMessage, js_sorted
 
 __all__ = [
     "FileLists",

@@ -27,9 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pith.ai import AgentMessage, ToolResultMessage
+from pith.ai import AgentMessage, ToolResultMessage, js_length
 from pith.compaction._file_ops import FileLists
-from pith.compaction._js_json import js_length
 from pith.compaction._preparation import CompactionPreparation
 from pith.compaction._prompts import (
     HISTORY_LABEL,

@@ -18,8 +18,10 @@ from pith.ai import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    js_length,
+    js_object_keys,
+    js_stringify,
 )
-from pith.compaction._js_json import js_length, js_object_keys, js_stringify
 from pith.tools.truncate import slice_head
 
 __all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]

@@ -23,9 +23,10 @@ from pith.ai import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    js_length,
+    js_stringify,
     to_builtins,
 )
-from pith.compaction._js_json import js_length, js_stringify
 
 __all__ = [
     "ESTIMATED_IMAGE_CHARS",

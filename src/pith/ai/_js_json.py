@@ -1,10 +1,11 @@
 """JavaScript's `JSON.stringify` and string ordering, for text the model reads and counts.
 
-Pi measures tool-call arguments as `JSON.stringify(arguments).length` and writes them into the
-summarizer's input with `JSON.stringify(value)`. Python's `json.dumps` agrees for the common
-case (no floats, no integer-like keys, no lone surrogates) and is used then; otherwise a small
-formatter reproduces JavaScript: numbers in ECMAScript's `Number#toString` form, integer-like
-object keys first in ascending order, lone surrogates escaped.
+Pi measures tool-call arguments and tool declarations as `JSON.stringify(value).length` (token
+estimates) and writes arguments into the summarizer's input with `JSON.stringify(value)`.
+Python's `json.dumps` agrees for the common case (no floats, no integer-like keys, no lone
+surrogates) and is used then; otherwise a small formatter reproduces JavaScript: numbers in
+ECMAScript's `Number#toString` form, integer-like object keys first in ascending order, lone
+surrogates escaped.
 """
 
 from __future__ import annotations
