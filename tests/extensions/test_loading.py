@@ -17,7 +17,7 @@ import pytest
 
 from pith.app import load_extension_runner
 from pith.app import run_tool as run_tool_call
-from pith.extensions import ExtensionRunner
+from pith.extensions import Extension, ExtensionRunner
 from pith.resources import load_settings
 from tests.extensions.harness import pith_env, run_pith, warnings_of
 
@@ -51,6 +51,11 @@ def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def marks(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
+
+
+def added(runner: ExtensionRunner) -> list[Extension]:
+    """The extensions a test set up (pith's own built-ins always load first)."""
+    return [e for e in runner.extensions if e.source != "builtin"]
 
 
 def load(
@@ -152,7 +157,7 @@ def test_a_python_file_in_the_agent_extensions_folder_loads(tmp_path: Path, log:
     write(tmp_path / "agent" / "extensions" / "solo.py", mark_source("file"))
     runner = load(tmp_path)
     assert marks(log) == ["solo:file"]
-    assert [(e.name, e.source) for e in runner.extensions] == [("solo", "agent")]
+    assert [(e.name, e.source) for e in added(runner)] == [("solo", "agent")]
     assert runner.diagnostics == []
 
 
@@ -166,7 +171,7 @@ def test_a_package_folder_in_the_agent_extensions_folder_loads(tmp_path: Path, l
     )
     runner = load(tmp_path)
     assert marks(log) == ["bundle:relative import works"]
-    assert [(e.name, e.source) for e in runner.extensions] == [("bundle", "agent")]
+    assert [(e.name, e.source) for e in added(runner)] == [("bundle", "agent")]
 
 
 def test_the_agent_folder_ignores_private_hidden_and_non_python_entries(
@@ -188,7 +193,7 @@ def test_a_path_in_the_extensions_setting_loads(tmp_path: Path, log: Path) -> No
     settings(tmp_path, [str(path)])
     runner = load(tmp_path)
     assert marks(log) == ["listed:settings"]
-    assert [(e.name, e.source) for e in runner.extensions] == [("listed", "settings")]
+    assert [(e.name, e.source) for e in added(runner)] == [("listed", "settings")]
 
 
 def test_a_missing_path_in_the_extensions_setting_is_reported(tmp_path: Path, log: Path) -> None:
@@ -214,7 +219,7 @@ def test_an_e_module_name_is_imported(
     monkeypatch.syspath_prepend(str(tmp_path / "lib"))
     runner = load(tmp_path, paths=("acme_tools.lint",))
     assert marks(log) == ["lint:module"]
-    assert [(e.name, e.source, e.location) for e in runner.extensions] == [
+    assert [(e.name, e.source, e.location) for e in added(runner)] == [
         ("lint", "cli", "acme_tools.lint")
     ]
 
@@ -293,7 +298,7 @@ def test_a_broken_extension_is_reported_and_the_rest_still_load(
     write(tmp_path / "agent" / "extensions" / "b_fine.py", mark_source("fine"))
     runner = load(tmp_path)
     assert marks(log) == ["b_fine:fine"]
-    assert [e.name for e in runner.extensions] == ["b_fine"]
+    assert [e.name for e in added(runner)] == ["b_fine"]
     [diagnostic] = runner.diagnostics
     prefix = f"extension a_broken ({broken}) failed to load: "
     assert diagnostic.startswith(prefix + problem.format(path=broken)), diagnostic
@@ -328,13 +333,17 @@ def register(api):
 def test_a_failed_register_takes_back_what_it_had_registered(tmp_path: Path, log: Path) -> None:
     write(tmp_path / "agent" / "extensions" / "half.py", PARTIAL)
     runner = load(tmp_path)
+    (tmp_path / "clean" / "work").mkdir(parents=True)
+    builtins_only = load(tmp_path / "clean")  # what pith's own extensions registered
     assert len(runner.diagnostics) == 1
-    assert not runner.has_handlers("input")
-    assert runner.tools == {}
-    assert runner.commands == {}
-    assert runner.flags == {}
-    assert runner.flag_values == {}
-    assert runner.shortcuts == []
+    assert [h for h, _ in runner._handlers.get("input", [])] == [
+        h for h, _ in builtins_only._handlers.get("input", [])
+    ]
+    assert set(runner.tools) == set(builtins_only.tools)
+    assert set(runner.commands) == set(builtins_only.commands)
+    assert set(runner.flags) == set(builtins_only.flags)
+    assert runner.flag_values == builtins_only.flag_values
+    assert runner.shortcuts == builtins_only.shortcuts
 
 
 SHARED_TOOL = """
@@ -415,3 +424,11 @@ def test_project_extensions_load_when_the_project_is_approved(tmp_path: Path, lo
     result = run_tool(tmp_path, "ls", "{}", "--approve")
     assert result.returncode == 0, result.stderr
     assert marks(log) == ["proj:project"]
+
+
+def test_pith_s_own_extensions_load_first_even_without_extensions(tmp_path: Path) -> None:
+    write(tmp_path / "agent" / "extensions" / "mine.py", mark_source("agent"))
+    runner = load(tmp_path)
+    assert [(e.name, e.source) for e in runner.extensions][:1] == [("permissions", "builtin")]
+    bare = load(tmp_path, no_extensions=True)
+    assert [(e.name, e.source) for e in bare.extensions] == [("permissions", "builtin")]

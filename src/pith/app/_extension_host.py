@@ -40,6 +40,9 @@ class SessionHost:
     def settings(self) -> dict[str, object]:
         return self._session.settings
 
+    def settings_layers(self) -> list[tuple[str, dict[str, object]]]:
+        return [(str(path), data) for path, data in self._session.config.layers]
+
     def all_tools(self) -> dict[str, Tool]:
         return self._session.all_tools()
 
@@ -156,11 +159,13 @@ class ToolHost:
         tools: dict[str, Tool],
         ui: ExtensionUI,
         settings: dict[str, object],
+        layers: Sequence[tuple[Path, dict[str, object]]] = (),
     ) -> None:
         self._cwd = cwd
         self._tools = tools
         self._ui = ui
         self._settings = settings
+        self._layers = [(str(path), data) for path, data in layers]
 
     @property
     def cwd(self) -> str:
@@ -177,6 +182,9 @@ class ToolHost:
     @property
     def settings(self) -> dict[str, object]:
         return self._settings
+
+    def settings_layers(self) -> list[tuple[str, dict[str, object]]]:
+        return list(self._layers)
 
     def all_tools(self) -> dict[str, Tool]:
         return dict(self._tools)

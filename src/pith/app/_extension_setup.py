@@ -49,7 +49,7 @@ async def load_extension_runner(
 ) -> ExtensionRunner:
     """Find and load this run's extensions, except the project's own (see
     `load_project_extensions`); problems are left in `runner.diagnostics`."""
-    runner = ExtensionRunner(cwd, log_path=agent_dir / LOG_FILE)
+    runner = ExtensionRunner(cwd, log_path=agent_dir / LOG_FILE, agent_dir=agent_dir)
     options = _load_options(cwd, agent_dir, settings, paths, no_extensions)
     specs, problems = discover_extensions(options)
     runner.diagnostics.extend(problems)

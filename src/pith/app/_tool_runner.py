@@ -4,6 +4,8 @@ argument repair, validation, the extensions' `tool_call` and `tool_result`, exec
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
+from pathlib import Path
 
 from pith.agent import AbortController, ToolCallOutcome, run_tool_call
 from pith.ai import ToolCall
@@ -29,6 +31,7 @@ async def run_tool(
     extensions: ExtensionRunner | None = None,
     ui: ExtensionUI | None = None,
     settings: dict[str, object] | None = None,
+    layers: Sequence[tuple[Path, dict[str, object]]] = (),
 ) -> ToolCallOutcome:
     """Run `name` with `arguments` in `cwd`. Tools extensions registered are available, and
     their handlers see the call between `session_start` and `session_shutdown`."""
@@ -40,7 +43,7 @@ async def run_tool(
         raise ToolRunError(f"unknown tool {name!r}; available tools: {available}")
     if not isinstance(arguments, dict):
         raise ToolRunError('tool arguments must be a JSON object, e.g. \'{"path": "README.md"}\'')
-    runner.bind(ToolHost(cwd, tools, ui or HeadlessUI(), settings or {}))
+    runner.bind(ToolHost(cwd, tools, ui or HeadlessUI(), settings or {}, layers))
     call = ToolCall(id=f"cli-{secrets.token_hex(4)}", name=name, arguments=arguments)
     before, after = tool_hooks(runner)
     await runner.emit(SessionStart("startup"))

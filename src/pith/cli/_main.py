@@ -12,6 +12,7 @@ _SUBCOMMANDS: dict[str, str] = {
     "sessions": "list this directory's sessions",
     "context": "show what the next request of a session would contain",
     "trust": "see or decide whether pith trusts this project's .pith/ resources",
+    "permissions": "see what the permission rules decide for a tool call (check, show)",
 }
 
 _USAGE = """\
@@ -117,6 +118,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._trust_command import run as run_trust
 
         return run_trust
+    if name == "permissions":
+        from pith.cli._permissions_command import run as run_permissions
+
+        return run_permissions
     from pith.cli._context_command import run as run_context
 
     return run_context

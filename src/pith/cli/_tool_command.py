@@ -66,7 +66,12 @@ async def _main(argv: list[str]) -> int:
             'quote them for the shell, e.g. \'{"path": "README.md"}\''
         ) from None
     outcome = await run_tool(
-        options.name, arguments, cwd, extensions=parsed.runner, settings=parsed.settings.data
+        options.name,
+        arguments,
+        cwd,
+        extensions=parsed.runner,
+        settings=parsed.settings.data,
+        layers=parsed.settings.layers,
     )
     result = outcome.result
     if options.json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pith.ai import CustomMessage, UserContent, convert
@@ -37,6 +38,12 @@ class ExtensionAPI:
     @property
     def cwd(self) -> str:
         return self._runner.cwd
+
+    @property
+    def agent_dir(self) -> Path | None:
+        """pith's agent directory (`~/.pith/agent`, or `$PITH_AGENT_DIR`): settings, sessions,
+        logs. None only in bare test set-ups."""
+        return self._runner.agent_dir
 
     @property
     def events(self) -> OwnedBus:

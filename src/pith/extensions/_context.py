@@ -79,7 +79,15 @@ class ExtensionContext:
 
     @property
     def settings(self) -> dict[str, object]:
+        """The merged settings (the user's, then a trusted project's)."""
         return self._bound().settings
+
+    @property
+    def settings_layers(self) -> list[tuple[str, dict[str, object]]]:
+        """Each settings file and its own contents, in merge order (the user's, then a
+        trusted project's): for a setting whose layers combine by its own rules, or to say
+        which file a value came from."""
+        return self._bound().settings_layers()
 
     def is_idle(self) -> bool:
         return self._bound().is_idle()

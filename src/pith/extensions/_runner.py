@@ -95,9 +95,13 @@ class AgentStartOutcome:
 class ExtensionRunner:
     """Holds what extensions registered and dispatches events to them."""
 
-    def __init__(self, cwd: str, *, log_path: Path | None = None) -> None:
+    def __init__(
+        self, cwd: str, *, log_path: Path | None = None, agent_dir: Path | None = None
+    ) -> None:
         self.cwd = cwd
         self.log_path = log_path
+        self.agent_dir = agent_dir
+        """pith's agent directory (settings, sessions, logs); None in bare test set-ups."""
         self.extensions: list[Extension] = []
         self.tools: dict[str, tuple[Extension, Tool]] = {}
         """Tools extensions registered, by name (a later one replaces an earlier one)."""

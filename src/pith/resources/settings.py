@@ -107,6 +107,9 @@ class Settings:
     warnings: list[str] = field(default_factory=list)
     project_data: dict[str, object] = field(default_factory=dict)
     """The project file alone (empty unless merged in with `with_project`)."""
+    layers: list[tuple[Path, dict[str, object]]] = field(default_factory=list)
+    """Each file and its own contents, in merge order (user, then a trusted project): for
+    settings whose layers combine by their own rules (`permission`) and to name origins."""
 
     def get(self, key: str, default: object = None) -> object:
         return self.data.get(key, default)
@@ -147,6 +150,7 @@ class Settings:
             self.user_data,
             list(self.warnings),
             project,
+            [*self.layers, (path, project)],
         )
 
     def user_list(self, key: str) -> list[str]:
@@ -166,7 +170,7 @@ def load_settings(agent_dir: Path) -> Settings:
     data = _read(path)
     if data is None:
         return Settings()
-    return Settings(data, _typed(data, path), [path], data)
+    return Settings(data, _typed(data, path), [path], data, layers=[(path, data)])
 
 
 def merge_settings(base: dict[str, object], over: dict[str, object]) -> dict[str, object]:

@@ -1,0 +1,326 @@
+"""Whether one tool call may run: the gates, in order, and the most restrictive answer.
+
+Gates, in this order (spec/extensions.md B.4, with pith's stronger path handling):
+
+1. **skill**: reading a file of a skill whose name the `skill` surface denies or asks about;
+2. **path**: the `path` surface on the path the tool touches (its `path` argument);
+3. **external_directory**: that path when it is outside the working directory (resolved);
+4. **bash paths**: every path a bash command reads or writes — operands, redirect targets,
+   `cd` targets — through `path`, `external_directory`, and the own rules of `read` (for what
+   it reads) or `write` and `edit` (for what it modifies) (spec/decisions.md 5);
+5. **tool**: the tool's own surface — each bash command unit on `bash` (a wrapper's allow
+   becomes an ask), a path tool on its path, any other tool on `*`.
+
+Every gate answers; the call gets the most restrictive answer (deny > ask > allow), and the
+first gate giving it is the one reported. Pure policy: the only I/O is resolving paths and
+the bash parse (`analyze_bash`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pith.ext.permissions._bash import BashAnalysis, PathAccess, analyze_bash
+from pith.ext.permissions._paths import PathForms, path_forms
+from pith.ext.permissions._rules import PATH_TOOLS, STRICTNESS, Rule, Ruleset, State, Verdict
+from pith.ext.permissions._suggest import suggest_command, suggest_path
+
+__all__ = ["Decision", "Finding", "Gate", "Situation", "decide", "tool_path"]
+
+Gate = Literal["skill", "path", "external_directory", "bash_path", "tool", "loop"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One gate's answer about one value."""
+
+    state: State
+    gate: Gate
+    surface: str
+    value: str
+    """What was judged: a path, a command unit, `*`."""
+    rule: Rule | None
+    """The rule that answered (None for pith's own judgements: a command that cannot be
+    parsed, an unresolved path, a repeated call)."""
+    note: str | None = None
+    """Why, when the rule alone does not say it (a wrapper, a path outside, ...)."""
+    approve: tuple[tuple[str, str], ...] = ()
+    """The `(surface, pattern)` rules that would allow this next time."""
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "decision": self.state,
+            "gate": self.gate,
+            "surface": self.surface,
+            "value": self.value,
+            "rule": None
+            if self.rule is None
+            else {
+                "surface": self.rule.surface,
+                "pattern": self.rule.pattern,
+                "state": self.rule.state,
+                "origin": self.rule.origin,
+            },
+        }
+        if self.rule is not None and self.rule.reason and self.state == "deny":
+            out["reason"] = self.rule.reason
+        if self.note:
+            out["note"] = self.note
+        if self.approve:
+            out["approve"] = [{"surface": s, "pattern": p} for s, p in self.approve]
+        return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    state: State
+    finding: Finding | None
+    """The finding that decided (the first of the strictest); None when nothing had a say."""
+    findings: tuple[Finding, ...] = ()
+    """Every gate's answers, in gate order."""
+
+    @property
+    def asks(self) -> tuple[Finding, ...]:
+        return tuple(finding for finding in self.findings if finding.state == "ask")
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the gates need to know besides the rules and the call."""
+
+    cwd: str
+    home: str
+    trusted_reads: tuple[str, ...] = ()
+    """Folders pith itself reads from outside the project (the agent directory, skill
+    folders): reading there is not an outside access."""
+    skills: Mapping[str, str] = field(default_factory=dict)
+    """Skill name → its folder, for the skill gate."""
+
+
+def tool_path(tool: str, arguments: Mapping[str, object]) -> str | None:
+    """The path a call touches: its `path` argument when it is non-empty text."""
+    value = arguments.get("path")
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _finding(
+    verdict: Verdict,
+    gate: Gate,
+    note: str | None = None,
+    approve: tuple[tuple[str, str], ...] = (),
+) -> Finding:
+    return Finding(verdict.state, gate, verdict.surface, verdict.value, verdict.rule, note, approve)
+
+
+def _inside_any(absolute: str, folders: Sequence[str]) -> bool:
+    return any(absolute == f or absolute.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _trusted_read(forms: PathForms, situation: Situation) -> bool:
+    target = forms.resolved or forms.absolute
+    return _inside_any(target, situation.trusted_reads) or _inside_any(
+        forms.absolute, situation.trusted_reads
+    )
+
+
+def _path_findings(
+    rules: Ruleset,
+    forms: PathForms,
+    situation: Situation,
+    *,
+    reading: bool,
+    gate_path: Gate,
+    gate_outside: Gate,
+) -> list[Finding]:
+    """The `path` and `external_directory` answers for one path."""
+    out: list[Finding] = []
+    pattern = suggest_path(forms.resolved or forms.absolute)
+    verdict = rules.path("path", forms, fallback=False)
+    if verdict is not None:
+        out.append(_finding(verdict, gate_path, approve=(("path", pattern),)))
+    if forms.outside and not (reading and _trusted_read(forms, situation)):
+        verdict = rules.path("external_directory", forms, fallback=False)
+        if verdict is not None:
+            out.append(
+                _finding(
+                    verdict,
+                    gate_outside,
+                    f"outside the working directory: {forms.shown}",
+                    approve=(("external_directory", pattern),),
+                )
+            )
+    return out
+
+
+def _skill_findings(rules: Ruleset, forms: PathForms, situation: Situation) -> list[Finding]:
+    target = forms.resolved or forms.absolute
+    out = []
+    for name, folder in situation.skills.items():
+        if _inside_any(target, (folder,)) or _inside_any(forms.absolute, (folder,)):
+            verdict = rules.command("skill", name)
+            if verdict is not None and verdict.state != "allow":
+                out.append(_finding(verdict, "skill", f"a file of the skill {name!r}"))
+    return out
+
+
+_READS_ONLY = frozenset({"read", "grep", "find", "ls"})
+
+
+def _bash_path_findings(rules: Ruleset, access: PathAccess, situation: Situation) -> list[Finding]:
+    """One path a bash command touches: `path`, `external_directory`, and the own rules of
+    the file tools for what it does to it."""
+    if access.directory is None and not access.path.startswith("/"):
+        # After a `cd` to somewhere unknown, only the text as written can be judged.
+        forms = PathForms(access.path, access.path, access.path, None, None, outside=False)
+    else:
+        forms = path_forms(access.path, situation.cwd, situation.home, access.directory)
+    reading = access.mode == "read"
+    out = _path_findings(
+        rules, forms, situation, reading=reading, gate_path="bash_path", gate_outside="bash_path"
+    )
+    surfaces = {"read": ("read",), "write": ("write", "edit")}.get(access.mode, ())
+    pattern = suggest_path(forms.resolved or forms.absolute)
+    for surface in surfaces:
+        if rules.has_own_rules(surface):
+            verdict = rules.path(surface, forms, own_only=True)
+            if verdict is not None:
+                note = f"`{access.command}` {'reads' if reading else 'modifies'} {access.path}"
+                out.append(_finding(verdict, "bash_path", note, approve=((surface, pattern),)))
+    return out
+
+
+def _bash_findings(
+    rules: Ruleset, command: str, analysis: BashAnalysis, situation: Situation
+) -> list[Finding]:
+    if analysis.error is not None:
+        return [
+            Finding(
+                "ask",
+                "tool",
+                "bash",
+                command,
+                None,
+                f"the command could not be parsed ({analysis.error}), so it cannot be judged",
+            )
+        ]
+    out: list[Finding] = []
+    path_rules = any(rules.has_own_rules(s) for s in ("read", "write", "edit", "path"))
+    for access in analysis.paths:
+        out.extend(_bash_path_findings(rules, access, situation))
+    if analysis.unresolved_path_operands and path_rules:
+        operands = ", ".join(analysis.unresolved_path_operands)
+        out.append(
+            Finding(
+                "ask",
+                "bash_path",
+                "bash",
+                operands,
+                None,
+                f"paths that are only known when the command runs ({operands}) cannot be "
+                "checked against the path rules",
+            )
+        )
+    if not analysis.units:
+        stripped = [
+            line for line in command.splitlines() if line.strip() and line.strip()[:1] != "#"
+        ]
+        if stripped:
+            out.append(
+                Finding("ask", "tool", "bash", command, None, "no command could be recognized")
+            )
+        else:
+            verdict = rules.command("bash", command)
+            if verdict is not None:
+                out.append(_finding(verdict, "tool"))
+        return out
+    for unit in analysis.units:
+        verdicts = [rules.command("bash", text) for text in unit.texts]
+        best: Verdict | None = None
+        for verdict in verdicts:
+            if verdict is not None and (
+                best is None or STRICTNESS[verdict.state] > STRICTNESS[best.state]
+            ):
+                best = verdict
+        approve = (("bash", suggest_command(unit.texts[0])),) if unit.texts else ()
+        if best is None:
+            continue
+        if unit.wrapper is not None and best.state == "allow":
+            kind = "runs a command it hides" if unit.wrapper == "opaque" else "runs another command"
+            out.append(
+                Finding(
+                    "ask",
+                    "tool",
+                    "bash",
+                    best.value,
+                    best.rule,
+                    f"`{unit.source}` {kind}; a wrapper is never allowed without asking",
+                    approve,
+                )
+            )
+        else:
+            out.append(_finding(best, "tool", approve=approve))
+    return out
+
+
+def decide(
+    rules: Ruleset,
+    tool: str,
+    arguments: Mapping[str, object],
+    situation: Situation,
+    *,
+    analyze: Callable[[str, str, str], BashAnalysis] = analyze_bash,
+) -> Decision:
+    """The decision for calling `tool` with `arguments`."""
+    findings: list[Finding] = []
+    path = tool_path(tool, arguments)
+    if tool == "bash":
+        command = arguments.get("command")
+        text = command if isinstance(command, str) else ""
+        analysis = analyze(text, situation.cwd, situation.home)
+        findings.extend(_bash_findings(rules, text, analysis, situation))
+    elif path is not None:
+        forms = path_forms(path, situation.cwd, situation.home)
+        reading = tool in _READS_ONLY
+        findings.extend(_skill_findings(rules, forms, situation))
+        findings.extend(
+            _path_findings(
+                rules,
+                forms,
+                situation,
+                reading=reading,
+                gate_path="path",
+                gate_outside="external_directory",
+            )
+        )
+        verdict = rules.path(tool, forms) if tool in PATH_TOOLS else rules.command(tool, "*")
+        if verdict is not None:
+            pattern = suggest_path(forms.resolved or forms.absolute) if tool in PATH_TOOLS else "*"
+            findings.append(_finding(verdict, "tool", approve=((tool, pattern),)))
+    else:
+        verdict = rules.command(tool, "*")
+        if verdict is not None:
+            findings.append(_finding(verdict, "tool", approve=((tool, "*"),)))
+    return _combine(findings)
+
+
+_GATE_ORDER: dict[Gate, int] = {
+    "loop": 0,
+    "skill": 1,
+    "path": 2,
+    "external_directory": 3,
+    "bash_path": 4,
+    "tool": 5,
+}
+
+
+def _combine(findings: list[Finding]) -> Decision:
+    ordered = sorted(findings, key=lambda f: _GATE_ORDER[f.gate])
+    best: Finding | None = None
+    for finding in ordered:
+        if best is None or STRICTNESS[finding.state] > STRICTNESS[best.state]:
+            best = finding
+    if best is None:
+        return Decision("allow", None, tuple(ordered))
+    return Decision(best.state, best, tuple(ordered))

@@ -1,0 +1,116 @@
+"""The forms of one path that permission rules are matched against, and whether it is outside
+the working directory.
+
+A path is judged in two *lineages*: as written (normalized: `..` and `.` collapsed, `~`
+expanded, made absolute against the directory it is relative to) and as the file system
+resolves it (symlinks followed). Each lineage has a relative form (relative to the working
+directory; `../…` when outside) for relative patterns and an absolute form for absolute
+patterns. The caller takes the most restrictive answer of the two lineages, so a link never
+hides what it points to (spec/decisions.md 2).
+
+"Outside the working directory" is decided on the resolved path: a dangling link is judged by
+where its target would be, a link loop (unresolvable) counts as outside (decision 14), and the
+null and terminal devices are never outside (decision 1).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+from dataclasses import dataclass
+
+from pith.ext.permissions._wildcard import expand_home
+
+__all__ = ["PathForms", "is_device", "path_forms"]
+
+_DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+
+
+def is_device(absolute: str) -> bool:
+    """The null and terminal devices: writing to them touches nothing."""
+    return absolute in _DEVICES or absolute.startswith("/dev/fd/")
+
+
+@dataclass(frozen=True)
+class PathForms:
+    typed: str
+    """The path as the tool call or command gave it."""
+    absolute: str
+    """Normalized and absolute, symlinks not followed."""
+    relative: str
+    """`absolute` relative to the working directory (`.` for the directory itself)."""
+    resolved: str | None
+    """Symlinks followed; None when the path cannot be resolved (a link loop)."""
+    resolved_relative: str | None
+    """`resolved` relative to the working directory's own resolved path."""
+    outside: bool
+    """Outside the working directory (decided on `resolved`)."""
+
+    def lineages(self) -> list[tuple[str, str]]:
+        """`(relative, absolute)` as written, then as resolved when that differs."""
+        out = [(self.relative, self.absolute)]
+        if self.resolved is not None and self.resolved_relative is not None:
+            resolved = (self.resolved_relative, self.resolved)
+            if resolved != out[0]:
+                out.append(resolved)
+        return out
+
+    @property
+    def shown(self) -> str:
+        """The path for messages: the absolute form, with the real target when it differs."""
+        if self.resolved is not None and self.resolved != self.absolute:
+            return f"{self.absolute} (-> {self.resolved})"
+        return self.absolute
+
+
+def _resolve(absolute: str) -> str | None:
+    """Follow symlinks; a missing tail is kept as written; None for a loop."""
+    try:
+        return os.path.realpath(absolute, strict=True)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return None
+    try:
+        resolved = os.path.realpath(absolute)
+    except OSError:
+        return None
+    # realpath without `strict` stops at a loop and returns it unresolved: test that.
+    try:
+        os.stat(resolved)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return None
+    return resolved
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def path_forms(path: str, cwd: str, home: str, base: str | None = None) -> PathForms:
+    """The forms of `path` (relative to `base`, by default the working directory `cwd`)."""
+    typed = path[1:] if path.startswith("@") else path  # tools strip it too (decision 13)
+    expanded = expand_home(typed, home)
+    absolute = posixpath.normpath(posixpath.join(base or cwd, expanded))
+    if absolute.startswith("//"):
+        absolute = "/" + absolute.lstrip("/")
+    cwd_absolute = posixpath.normpath(cwd)
+    relative = posixpath.relpath(absolute, cwd_absolute)
+    if is_device(absolute):
+        return PathForms(typed, absolute, relative, absolute, relative, outside=False)
+    resolved = _resolve(absolute)
+    real_cwd = os.path.realpath(cwd_absolute)
+    if resolved is None:
+        return PathForms(typed, absolute, relative, None, None, outside=True)
+    resolved_relative = posixpath.relpath(resolved, real_cwd)
+    return PathForms(
+        typed,
+        absolute,
+        relative,
+        resolved,
+        resolved_relative,
+        outside=not _inside(resolved, real_cwd),
+    )

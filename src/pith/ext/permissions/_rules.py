@@ -1,0 +1,135 @@
+"""Rules and how one surface judges a value: the last matching rule wins.
+
+A rule says `state` (allow / ask / deny) for values of `surface` matching `pattern`. Within a
+surface the **last** matching rule wins (rules are kept in configuration order, defaults
+first). The `*` surface is the fallback of tool surfaces: its rules answer only when none of
+the tool's own rules matches, and never for `path` and `external_directory`
+(spec/decisions.md 4).
+
+Paths are judged in each lineage of their forms (`PathForms.lineages`: as written, as
+resolved) — a relative pattern against the relative form, an absolute one against the absolute
+form — and the most restrictive answer of the lineages is the surface's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pith.ext.permissions._paths import PathForms
+from pith.ext.permissions._wildcard import command_matches, path_pattern
+
+__all__ = [
+    "NO_FALLBACK_SURFACES",
+    "PATH_TOOLS",
+    "STRICTNESS",
+    "Rule",
+    "Ruleset",
+    "State",
+    "Verdict",
+    "strictest",
+]
+
+State = Literal["allow", "ask", "deny"]
+STRICTNESS: dict[State, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+PATH_TOOLS = ("read", "write", "edit", "grep", "find", "ls")
+"""The built-in tools whose rules are path patterns matched on the call's `path`."""
+NO_FALLBACK_SURFACES = frozenset({"path", "external_directory"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    surface: str
+    pattern: str
+    state: State
+    origin: str
+    """Where it was written: `default`, a settings file, `session`, `--yes`."""
+    reason: str | None = None
+    """A deny's explanation, passed on to the model."""
+
+    def describe(self) -> str:
+        """`read["*.env"]=deny (~/.pith/agent/settings.json)`."""
+        return f'{self.surface}["{self.pattern}"]={self.state} ({self.origin})'
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One surface's answer for one value, and the rule that gave it."""
+
+    state: State
+    surface: str
+    value: str
+    rule: Rule
+
+
+def strictest(verdicts: Iterable[Verdict | None]) -> Verdict | None:
+    """The most restrictive verdict (deny > ask > allow); the first of equals."""
+    best: Verdict | None = None
+    for verdict in verdicts:
+        if verdict is not None and (
+            best is None or STRICTNESS[verdict.state] > STRICTNESS[best.state]
+        ):
+            best = verdict
+    return best
+
+
+class Ruleset:
+    """Rules in order (defaults, then each settings layer), and how surfaces judge values."""
+
+    def __init__(self, rules: Sequence[Rule], home: str) -> None:
+        self.rules = list(rules)
+        self.home = home
+
+    def _for(self, surface: str, *, fallback: bool, own_only: bool = False) -> list[Rule]:
+        """The rules that speak for `surface`, in the order they are tried: the `*` surface's
+        first when it falls back (so any rule of the surface's own beats them), then the
+        surface's own; `own_only`: the surface's own configured rules, no defaults."""
+        own = [
+            rule
+            for rule in self.rules
+            if rule.surface == surface and not (own_only and rule.origin == "default")
+        ]
+        if not fallback or own_only or surface in NO_FALLBACK_SURFACES or surface == "*":
+            return own
+        return [rule for rule in self.rules if rule.surface == "*"] + own
+
+    def has_own_rules(self, surface: str) -> bool:
+        """Whether the configuration (not the defaults) says anything about `surface`."""
+        return any(rule.surface == surface and rule.origin != "default" for rule in self.rules)
+
+    def command(self, surface: str, value: str, *, fallback: bool = True) -> Verdict | None:
+        """The last rule of `surface` whose pattern matches `value` (None: no rule does)."""
+        for rule in reversed(self._for(surface, fallback=fallback)):
+            if command_matches(rule.pattern, value, self.home):
+                return Verdict(rule.state, surface, value, rule)
+        return None
+
+    def path(
+        self, surface: str, forms: PathForms, *, fallback: bool = True, own_only: bool = False
+    ) -> Verdict | None:
+        """The most restrictive, over the lineages of `forms`, of the last matching rule."""
+        rules = self._for(surface, fallback=fallback, own_only=own_only)
+        verdicts: list[Verdict | None] = []
+        for relative, absolute in forms.lineages():
+            found: Verdict | None = None
+            for rule in reversed(rules):
+                compiled = path_pattern(rule.pattern, self.home)
+                value = absolute if compiled.kind == "absolute" else relative
+                if compiled.matches(value):
+                    found = Verdict(rule.state, surface, forms.typed, rule)
+                    break
+            verdicts.append(found)
+        return strictest(verdicts)
+
+    def state_of(self, surface: str, value: str) -> State:
+        """`command(surface, value)`'s state; allow when no rule matches."""
+        verdict = self.command(surface, value)
+        return verdict.state if verdict is not None else "allow"
+
+    def tool_state(self, tool: str) -> State:
+        """A tool's own answer regardless of its arguments (used to offer it at all): its
+        rules judged on the value `*`; allow when none matches."""
+        verdict = self.command(tool, "*")
+        return verdict.state if verdict is not None else "allow"
