@@ -81,23 +81,34 @@ class Ruleset:
     def __init__(self, rules: Sequence[Rule], home: str) -> None:
         self.rules = list(rules)
         self.home = home
+        self._by_surface: dict[str, list[Rule]] = {}
+        for rule in self.rules:
+            self._by_surface.setdefault(rule.surface, []).append(rule)
+        self._lists: dict[tuple[str, bool, bool], list[Rule]] = {}
 
     def _for(self, surface: str, *, fallback: bool, own_only: bool = False) -> list[Rule]:
         """The rules that speak for `surface`, in the order they are tried: the `*` surface's
         first when it falls back (so any rule of the surface's own beats them), then the
         surface's own; `own_only`: the surface's own configured rules, no defaults."""
+        key = (surface, fallback, own_only)
+        found = self._lists.get(key)
+        if found is not None:
+            return found
         own = [
             rule
-            for rule in self.rules
-            if rule.surface == surface and not (own_only and rule.origin == "default")
+            for rule in self._by_surface.get(surface, ())
+            if not (own_only and rule.origin == "default")
         ]
         if not fallback or own_only or surface in NO_FALLBACK_SURFACES or surface == "*":
-            return own
-        return [rule for rule in self.rules if rule.surface == "*"] + own
+            found = own
+        else:
+            found = list(self._by_surface.get("*", ())) + own
+        self._lists[key] = found
+        return found
 
     def has_own_rules(self, surface: str) -> bool:
         """Whether the configuration (not the defaults) says anything about `surface`."""
-        return any(rule.surface == surface and rule.origin != "default" for rule in self.rules)
+        return bool(self._for(surface, fallback=False, own_only=True))
 
     def command(self, surface: str, value: str, *, fallback: bool = True) -> Verdict | None:
         """The last rule of `surface` whose pattern matches `value` (None: no rule does)."""
