@@ -65,7 +65,8 @@ def test_arguments_are_prepared_then_coerced_then_run() -> None:
 def test_unknown_tool_is_an_error_result() -> None:
     result = run(ToolCall(id="1", name="nope", arguments={}))
     assert result.is_error
-    assert result.text() == "Tool nope not found"
+    assert result.text().startswith("Tool nope not found. Available tools: ")
+    assert "echo" in result.text()
 
 
 def test_validation_failure_names_tool_and_field() -> None:

@@ -119,6 +119,9 @@ def test_pith_tool_runs_the_override_with_the_old_argument_shape(tmp_path: Path)
 
 def test_the_builtin_read_rejects_the_old_argument_shape(tmp_path: Path) -> None:
     setup_files(tmp_path)
+    # pith's tool guard would repair `file` into `path`: without it, the schema refuses it.
+    (tmp_path / "agent").mkdir(exist_ok=True)
+    (tmp_path / "agent" / "settings.json").write_text('{"guard": {"enabled": false}}')
     result = run_pith(tmp_path, "tool", "read", '{"file": "notes.txt"}')
     assert result.returncode == 1
     assert "legacy-read" not in result.stdout

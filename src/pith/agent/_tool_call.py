@@ -79,7 +79,10 @@ async def prepare_tool_call(
         return ToolCallOutcome(error_result("Operation aborted"))
     tool = tools.get(call.name)
     if tool is None:
-        return ToolCallOutcome(error_result(f"Tool {call.name} not found"))
+        declared = ", ".join(tools) or "none"
+        return ToolCallOutcome(
+            error_result(f"Tool {call.name} not found. Available tools: {declared}")
+        )
     if isinstance(call.arguments_error, str):
         message = f'Invalid arguments for tool "{call.name}": {call.arguments_error}'
         return ToolCallOutcome(error_result(message))

@@ -47,6 +47,8 @@ async def run_tool(
     call = ToolCall(id=f"cli-{secrets.token_hex(4)}", name=name, arguments=arguments)
     before, after = tool_hooks(runner)
     await runner.emit(SessionStart("startup"))
+    # Handlers of session_start may have replaced tools (a wrapper under the same name).
+    tools.update({tool_name: tool for tool_name, (_, tool) in runner.tools.items()})
     try:
         return await run_tool_call(
             tools, call, AbortController().signal, before=before, after=after

@@ -13,6 +13,7 @@ _SUBCOMMANDS: dict[str, str] = {
     "context": "show what the next request of a session would contain",
     "trust": "see or decide whether pith trusts this project's .pith/ resources",
     "permissions": "see what the permission rules decide for a tool call (check, show)",
+    "guard": "see how the tool guard would run a bash command (plan)",
 }
 
 _USAGE = """\
@@ -122,6 +123,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._permissions_command import run as run_permissions
 
         return run_permissions
+    if name == "guard":
+        from pith.cli._guard_command import run as run_guard
+
+        return run_guard
     from pith.cli._context_command import run as run_context
 
     return run_context

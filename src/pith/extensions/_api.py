@@ -192,6 +192,11 @@ class ExtensionAPI:
         """Give the model exactly these tools (unknown names are ignored)."""
         self._host().set_active_tools(names)
 
+    def get_tool(self, name: str) -> Tool | None:
+        """The tool the model gets for `name` now (a built-in, or an extension's), to wrap:
+        register the wrapper under the same name and it replaces the tool. None if unknown."""
+        return self._host().all_tools().get(name)
+
     def get_all_tools(self) -> list[ToolInfo]:
         """Every tool, active or not."""
         owners = {name: ext.name for name, (ext, _) in self._runner.tools.items()}

@@ -1,0 +1,465 @@
+"""Pipeline stripping, planned: which trailing views of a bash command the guard may remove,
+and the command it runs instead. Pure apart from the parse (and, with `cwd`, one `stat` per
+`cat` operand to spot FIFOs).
+
+`plan_command(command)` returns a `GuardPlan`. Anything the planner does not fully
+understand leaves the command untouched (`changed=False`, with a `reason` naming the rule):
+doing nothing is always correct.
+
+**What changes.** Only the *final pipeline* (the last top-level statement that is not
+silent, and the last member of its `&&`/`||` chain) loses its trailing views — `head`,
+`tail`, `grep`, `egrep`, `fgrep`, `rg`, `less`, `more`, with literal arguments, reading the
+pipe. A transform (`sort`, `sed`, `wc`, …) or any other command ends the trailing run, so
+`… | sort -rh | head -15` keeps `sort -rh` and projects `head -15`. The other statements:
+
+- *silent* statements — `true`, `:`, `false`, assignments and `export`/`readonly`/`declare`
+  of quiet values, well-formed literal `test`/`[`/`[[ … ]]` — write nothing at all and stay in
+  place, before or after the pipeline;
+- every other statement *before* the pipeline is **hoisted** into the side channel: it runs
+  where it was, in the current shell, with its stdout and stderr appended to the sink file;
+- a statement *after* the pipeline that is not silent, or an `&&`/`||` member after it,
+  leaves the command untouched (its output or status would pass through the view).
+
+**Render contract** (`GuardPlan.render(sink, marker)`, what the executor runs):
+
+- a hoisted statement `S` becomes `{ S; } >> '<sink>' 2>&1` (all share one sink, appended in
+  order). `{ …; }` runs in the current shell, so `cd`, assignments, `$?`, `$_` and `&&`/`||`
+  short-circuiting behave as before. `;` rather than a newline keeps `$LINENO` unchanged;
+- the cleaned final pipeline `P` becomes `{ P; } 9>'<marker>' 9>&-` when a marker is given:
+  the redirection creates the marker file when — and only when — the pipeline starts, and
+  fd 9 is closed again before `P` runs. Unlike `: >marker; P` it leaves `$?`, `$_` and
+  `PIPESTATUS` as `P` would have seen them. `needs_marker` is True when something before the
+  pipeline can skip it (an `&&`/`||` prefix, or a hoisted statement that may exit the shell);
+  otherwise `render(sink, None)` leaves `P` bare;
+- everything else — silent statements, comments, the pipeline's own redirections
+  (`2>&1`, `< in.txt`) — stays byte for byte (slices are taken on UTF-8 bytes).
+
+**Executor contract** (proved by tests/ext/guard/test_plan_faithful.py, which runs real
+bash on both sides): create the sink empty before the run (so `>>` cannot fail), make sure
+the marker does not exist, run `render(sink, marker)` with stdout and stderr merged. Then
+
+- marker present: output = sink text + the views applied to the run's output (the views
+  joined with ` | ` and fed the output on stdin, in the tool's directory; or in-process for
+  `View.simple`); exit status = the last view's, unless `has_following_statement`, in which
+  case the run's own status (a silent statement after the pipeline owns it);
+- marker absent (the pipeline was skipped): output = sink text + the run's output, exit
+  status = the run's.
+
+The one accepted deviation is the seed's: the pipeline's own stderr, merged into its output,
+goes through the view, where in bash it would bypass it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pith.ext.guard._plan_producers import unbounded_reason
+from pith.ext.guard._plan_statements import (
+    FD_PATHS,
+    Refusal,
+    call_name,
+    check_prefix,
+    check_trailing,
+    content_end,
+    ends_in_view,
+    is_silent,
+    members,
+    offset,
+    source_text,
+    stages,
+    view_name,
+)
+from pith.ext.guard._plan_views import TRANSFORM_NAMES, VIEW_NAMES, read_view_args
+from pith.ext.guard._plan_words import command_words, literal_word, program_name, walk
+from pith.tools.shell_parse import (
+    Node,
+    ShellSyntaxError,
+    ShellTree,
+    child,
+    children,
+    parse_bash,
+    string,
+)
+
+__all__ = ["GuardPlan", "View", "plan_command"]
+
+
+@dataclass(frozen=True)
+class View:
+    """One removed pipeline stage."""
+
+    text: str
+    """Its source text, its own redirections included (`tail -5 > out.txt`)."""
+    name: str
+    """The program: `head`, `tail`, `grep`, `egrep`, `fgrep`, `rg`, `less` or `more`
+    (`/usr/bin/head` is `head`)."""
+    argv: tuple[str, ...]
+    """Its literal arguments after quote removal."""
+    simple: Literal["head", "tail"] | None
+    """Set for a plain line-count `head`/`tail` (`-n N`, `-N`, `--lines=N`, tail's `-n +N`;
+    no other option, no redirection, no variable) that may be applied in-process."""
+    count: int | None
+    """For `simple`: how many lines, or the first line to keep when `from_start`."""
+    from_start: bool
+    """For `simple == "tail"`: `-n +N`, print from line N on (0 counts as 1)."""
+    redirected: bool
+    """It has redirections of its own, which the executor must run with it (through bash)."""
+
+
+@dataclass(frozen=True)
+class _Edit:
+    start: int
+    end: int
+    keep_end: int
+    kind: Literal["hoist", "window"]
+
+
+@dataclass(frozen=True)
+class GuardPlan:
+    """What the guard does with one bash command."""
+
+    original: str
+    """The command as the model wrote it."""
+    changed: bool
+    """Views are stripped; False means run `original` as it is."""
+    reason: str
+    """Why it changed, or which rule left it untouched (for notices and `pith guard plan`)."""
+    views: tuple[View, ...] = ()
+    """The removed stages, in pipeline order."""
+    hoisted: tuple[str, ...] = ()
+    """Source texts of the statements redirected into the side channel, in order."""
+    has_following_statement: bool = False
+    """A silent statement stays after the final pipeline, so the views do not own the exit
+    status: report the run's own status."""
+    cleaned: str = ""
+    """The command without its views, before hoisting and the marker (for display and the
+    guard contract); `original` when unchanged. Run `render(...)`, not this."""
+    _skippable: bool = field(default=False, repr=False)
+    _edits: tuple[_Edit, ...] = field(default=(), repr=False, compare=False)
+    _data: bytes = field(default=b"", repr=False, compare=False)
+
+    @property
+    def pipeline(self) -> str:
+        """The removed stages joined with ` | ` (empty when unchanged)."""
+        return " | ".join(view.text for view in self.views)
+
+    @property
+    def needs_sink(self) -> bool:
+        """`render` needs a sink path: statements are hoisted."""
+        return bool(self.hoisted)
+
+    @property
+    def needs_marker(self) -> bool:
+        """Something before the final pipeline may skip it, so `render` needs a marker path
+        and the executor must check whether the marker file exists."""
+        return self._skippable
+
+    def render(self, sink: str | None = None, marker: str | None = None) -> str:
+        """The command to run (see the module's render contract). `sink` is required when
+        `needs_sink`, `marker` when `needs_marker`; neither may contain a single quote."""
+        if not self.changed:
+            return self.original
+        if self.needs_sink and sink is None:
+            raise ValueError("this plan hoists statements: render it with a sink path")
+        if self.needs_marker and marker is None:
+            raise ValueError("the pipeline of this plan can be skipped: render it with a marker")
+        for path in (sink, marker):
+            if path is not None and ("'" in path or not path):
+                raise ValueError(f"a side-channel path must be non-empty, without quotes: {path!r}")
+        return _splice(self._data, self._edits, sink, marker, logical=False)
+
+
+def _splice(
+    data: bytes,
+    edits: tuple[_Edit, ...],
+    sink: str | None,
+    marker: str | None,
+    *,
+    logical: bool,
+) -> str:
+    """`data` with each edit applied: hoisted statements wrapped for the sink, the window
+    cut back to its kept stages (and wrapped for the marker); `logical` only cuts."""
+    out = bytearray()
+    position = 0
+    for edit in edits:
+        out += data[position : edit.start]
+        body = data[edit.start : edit.keep_end]
+        if logical:
+            out += body
+        elif edit.kind == "hoist":
+            assert sink is not None
+            out += b"{ " + body + b"; } >> '" + _encode(sink) + b"' 2>&1"
+        elif marker is not None:
+            out += b"{ " + body + b"; } 9>'" + _encode(marker) + b"' 9>&-"
+        else:
+            out += body
+        position = edit.end
+    out += data[position:]
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def plan_command(command: str, *, cwd: str | None = None) -> GuardPlan:
+    """The guard's plan for `command`. With `cwd` (the directory the command runs in), `cat`
+    and `<` operands of the pipeline are checked for FIFOs; nothing else touches the disk."""
+    if not command.strip():
+        return _untouched(command, "the command is empty")
+    try:
+        tree = parse_bash(command)
+    except ShellSyntaxError as error:
+        return _untouched(command, f"the command does not parse ({error})")
+    try:
+        return _Planner(tree, cwd).plan()
+    except Refusal as refusal:
+        return _untouched(command, refusal.reason)
+
+
+def _untouched(command: str, reason: str) -> GuardPlan:
+    return GuardPlan(command, False, reason, cleaned=command)
+
+
+# --- the planner --------------------------------------------------------------------------
+
+
+class _Planner:
+    def __init__(self, tree: ShellTree, cwd: str | None) -> None:
+        self.tree = tree
+        self.data = tree.data
+        self.cwd = cwd
+        self.changes_directory = False
+
+    def refuse_anywhere(self) -> None:
+        """Rules about the whole command: here-documents and shell options."""
+        for node in walk(self.tree.root):
+            if node.get("Op") in ("<<", "<<-") and "Word" in node and "Type" not in node:
+                raise Refusal(
+                    "it has a here-document, whose body lies outside the statement's text"
+                )
+            if node.get("Type") != "CallExpr":
+                continue
+            words = command_words(node)
+            if words and words[0] in ("command", "builtin"):
+                words = words[1:]
+            if not words or words[0] not in ("set", "shopt"):
+                continue
+            args = words[1:]
+            if any(arg is None for arg in args):
+                raise Refusal(
+                    f"`{words[0]}` with arguments that are not literal may change options"
+                )
+            text = [arg for arg in args if arg is not None]
+            if any(arg in ("errexit", "pipefail") for arg in text) or (
+                words[0] == "set"
+                and any(re.fullmatch(r"[-+][a-zA-Z]*e[a-zA-Z]*", arg) for arg in text)
+            ):
+                raise Refusal(
+                    "it changes exit-status options (set -e / pipefail), so stripping a view "
+                    "would change what fails"
+                )
+            if words[0] == "shopt" or any(
+                arg.startswith(("-", "+")) and arg != "--" for arg in text[:1]
+            ):
+                raise Refusal(f"`{words[0]}` changes shell options the planner does not model")
+
+    def plan(self) -> GuardPlan:
+        stmts = self.tree.stmts
+        if not stmts:
+            raise Refusal("the command is empty")
+        self.refuse_anywhere()
+        found = self.locate(stmts)
+        index, chain = found
+        stmt = stmts[index]
+        check_trailing(stmts[index + 1 :], self.data)
+        if stmt.get("Background"):
+            raise Refusal(
+                "the final statement runs in the background (&): its output is not the command's"
+            )
+        if stmt.get("Coprocess"):
+            raise Refusal("the final statement is a coprocess")
+        window = chain[-1]
+        if stmt.get("Negated") or window.get("Negated"):
+            raise Refusal("the pipeline is negated (!), so its status is not the view's")
+        all_stages, ops = stages(window)
+        if "|&" in ops:
+            raise Refusal("`|&` sends stderr into the view as well")
+        views: list[View] = []
+        cut = len(all_stages)
+        while cut > 1:
+            view = self.read_view(all_stages[cut - 1])
+            if view is None:
+                break
+            views.insert(0, view)
+            cut -= 1
+        kept = all_stages[:cut]
+
+        units = list(stmts[:index])
+        prefix = child(child(stmt, "Cmd") or {}, "X") if len(chain) > 1 else None
+        if prefix is not None:
+            units.append(prefix)
+        hoisted: list[Node] = []
+        for unit in units:
+            if check_prefix(unit, self.data):
+                self.changes_directory = True
+            if not is_silent(unit):
+                hoisted.append(unit)
+
+        if self.changes_directory and any(self.relative_write(stage) for stage in all_stages[cut:]):
+            raise Refusal(
+                "a view writes to a relative path and a statement before it changes directory, "
+                "so the guard would write somewhere else"
+            )
+        producer = unbounded_reason(kept, self.data, None if self.changes_directory else self.cwd)
+        if producer is not None:
+            raise Refusal(f"the pipeline has an unbounded producer: {producer}")
+
+        edits = [
+            _Edit(offset(unit, "Pos"), content_end(unit), content_end(unit), "hoist")
+            for unit in hoisted
+        ]
+        edits.append(
+            _Edit(
+                offset(all_stages[0], "Pos"),
+                content_end(all_stages[-1]),
+                content_end(kept[-1]),
+                "window",
+            )
+        )
+        following = index < len(stmts) - 1
+        return GuardPlan(
+            original=self.tree.source,
+            changed=True,
+            reason=_describe(views, len(hoisted), len(stmts) - index - 1),
+            views=tuple(views),
+            hoisted=tuple(source_text(self.data, unit) for unit in hoisted),
+            has_following_statement=following,
+            cleaned=_splice(self.data, tuple(edits), None, None, logical=True),
+            _skippable=prefix is not None or bool(hoisted),
+            _edits=tuple(edits),
+            _data=self.data,
+        )
+
+    def locate(self, stmts: list[Node]) -> tuple[int, list[Node]]:
+        """The statement holding the last pipeline that ends in a view, and its members."""
+        for index in reversed(range(len(stmts))):
+            chain = members(stmts[index])
+            for position in reversed(range(len(chain))):
+                if ends_in_view(chain[position]):
+                    if position != len(chain) - 1:
+                        raise Refusal(
+                            "a command joined by && or || after the pipeline depends on its "
+                            "exit status"
+                        )
+                    return index, chain
+        last = next((stmt for stmt in reversed(stmts) if not is_silent(stmt)), stmts[-1])
+        raise Refusal(self.why_no_view(last))
+
+    def why_no_view(self, stmt: Node) -> str:
+        cmd = child(stmt, "Cmd") or {}
+        kind = cmd.get("Type")
+        if kind in ("Subshell", "Block"):
+            if any(n.get("Type") == "BinaryCmd" for n in walk(cmd)):
+                return "the pipeline is inside a ( ) or { } group, which the guard does not open"
+            return "the command is a group with no pipeline at its end"
+        if kind == "TimeClause":
+            return "`time` wraps the pipeline, and would time the view too"
+        last = members(stmt)[-1]
+        last_stages, ops = stages(last)
+        if not ops:
+            return "not a pipeline: there is no view to strip"
+        name, words = call_name(last_stages[-1])
+        if name in ("command", "builtin") and len(words) > 1 and words[1] in VIEW_NAMES:
+            return f"`{name} {words[1]}` is not stripped: only a plain view is"
+        if name is None:
+            return "the pipeline does not end in a view"
+        program = program_name(name, strict=True)
+        if program in TRANSFORM_NAMES:
+            return f"the pipeline ends in `{program}`, a transform, which stays in the shell"
+        if program_name(name, strict=False) in VIEW_NAMES:
+            return f"`{name}` is not in a standard bin directory, so it may not be that view"
+        return f"the pipeline ends in `{program}`, not a view"
+
+    def read_view(self, stage: Node) -> View | None:
+        """The view `stage` runs, None when it is not a view, or a refusal when it is one the
+        guard cannot strip."""
+        name = view_name(stage)
+        if name is None:
+            return None
+        cmd = child(stage, "Cmd") or {}
+        text = source_text(self.data, stage)
+        words = command_words(cmd)
+        if any(word is None for word in words):
+            raise Refusal(f"the view `{text}` has arguments that are not literal")
+        for assign in children(cmd, "Assigns"):
+            value = child(assign, "Value")
+            if (
+                child(assign, "Index")
+                or child(assign, "Array")
+                or (value is not None and literal_word(value) is None)
+            ):
+                raise Refusal(f"the view `{text}` sets a variable that is not literal")
+        argv = [word for word in words[1:] if word is not None]
+        meaning = read_view_args(name, argv)
+        if isinstance(meaning, str):
+            raise Refusal(meaning)
+        redirects = children(stage, "Redirs")
+        for redirect in redirects:
+            self.check_view_redirect(redirect, text)
+        plain = not redirects and not children(cmd, "Assigns")
+        return View(
+            text=text,
+            name=name,
+            argv=tuple(argv),
+            simple=meaning.simple if plain else None,
+            count=meaning.count if plain else None,
+            from_start=meaning.from_start if plain else False,
+            redirected=bool(redirects),
+        )
+
+    def check_view_redirect(self, redirect: Node, text: str) -> None:
+        op = string(redirect, "Op")
+        fd = string(child(redirect, "N") or {}, "Value")
+        word = child(redirect, "Word")
+        target = literal_word(word) if word is not None else None
+        if op in ("<", "<<<", "<>", "<&"):
+            raise Refusal(f"the view `{text}` reads its input from a redirection, not the pipe")
+        if op == ">&":
+            if fd == "2" and target == "1":
+                return
+            raise Refusal(f"the view `{text}` sends output to another descriptor")
+        if op not in (">", ">>", ">|", "&>", "&>>") or fd not in (None, "1", "2"):
+            raise Refusal(f"the view `{text}` has a redirection the guard does not handle")
+        if target is None:
+            raise Refusal(f"the view `{text}` writes to a path that is not literal")
+        if FD_PATHS.match(target):
+            raise Refusal(f"the view `{text}` writes to another descriptor ({target})")
+
+    def relative_write(self, stage: Node) -> bool:
+        for redirect in children(stage, "Redirs"):
+            word = child(redirect, "Word")
+            target = literal_word(word) if word is not None else None
+            if string(redirect, "Op") != ">&" and not (target or "").startswith("/"):
+                return True
+        return False
+
+
+def _describe(views: list[View], hoisted: int, following: int) -> str:
+    pipeline = " | ".join(view.text for view in views)
+    noun = "view" if len(views) == 1 else "views"
+    parts = [f"strips the trailing {noun} `{pipeline}`"]
+    if hoisted:
+        parts.append(
+            f"hoists {hoisted} statement{'s' if hoisted > 1 else ''} before it into the side "
+            "channel"
+        )
+    if following:
+        parts.append(
+            "the silent statement after it owns the exit status"
+            if following == 1
+            else "the silent statements after it own the exit status"
+        )
+    return "; ".join(parts)

@@ -1,0 +1,376 @@
+"""Statements of a parsed command as the guard's planner sees them: the shapes it walks
+(`&&`/`||` chains, pipelines, stages), which statements are *silent* (can write nothing at
+all, so they stay where they are), and the rules for statements before the final pipeline
+(hoisted into the side channel, or refused) and after it (silent ones only).
+
+Every rule that leaves a command untouched raises `Refusal` with the reason shown to the
+user.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pith.ext.guard._plan_views import VIEW_NAMES
+from pith.ext.guard._plan_words import (
+    command_words,
+    is_identifier,
+    literal_word,
+    program_name,
+    quiet_word,
+    walk,
+    word_set,
+)
+from pith.tools.shell_parse import Node, child, children, string
+
+__all__ = [
+    "FD_PATHS",
+    "Refusal",
+    "call_name",
+    "check_prefix",
+    "check_trailing",
+    "content_end",
+    "ends_in_view",
+    "is_bare",
+    "is_silent",
+    "members",
+    "offset",
+    "source_text",
+    "stages",
+    "view_name",
+]
+
+
+class Refusal(Exception):
+    """The command is left untouched; `reason` names the rule."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# --- tree shapes ------------------------------------------------------------------------
+
+
+def offset(node: Node | None, key: str) -> int:
+    """The byte offset of `node`'s `Pos` or `End` (0 when absent)."""
+    position = child(node, key) if node is not None else None
+    value = position.get("Offset") if position is not None else None
+    return value if isinstance(value, int) else 0
+
+
+def content_end(stmt: Node) -> int:
+    """Where a statement's text ends, without its `;` or `&`."""
+    ends = [offset(child(stmt, "Cmd"), "End")]
+    ends += [offset(redirect, "End") for redirect in children(stmt, "Redirs")]
+    return max(ends)
+
+
+def source_text(data: bytes, stmt: Node) -> str:
+    """A statement's text, redirections included, without its `;` or `&`."""
+    return data[offset(stmt, "Pos") : content_end(stmt)].decode("utf-8", "replace")
+
+
+def is_bare(stmt: Node) -> bool:
+    """Not negated, backgrounded, a coprocess, nor redirected as a whole."""
+    return not any(stmt.get(key) for key in ("Negated", "Background", "Coprocess", "Redirs"))
+
+
+def _binary(stmt: Node, ops: tuple[str, ...]) -> Node | None:
+    cmd = child(stmt, "Cmd")
+    if cmd is not None and cmd.get("Type") == "BinaryCmd" and string(cmd, "Op") in ops:
+        return cmd
+    return None
+
+
+def members(stmt: Node) -> list[Node]:
+    """The members of a statement's `&&`/`||` chain (the statement itself when it has none)."""
+    cmd = _binary(stmt, ("&&", "||"))
+    if cmd is None:
+        return [stmt]
+    left, right = child(cmd, "X"), child(cmd, "Y")
+    if left is None or right is None:
+        return [stmt]
+    head = members(left) if is_bare(left) else [left]
+    return [*head, right]
+
+
+def stages(stmt: Node) -> tuple[list[Node], list[str]]:
+    """The stages of a pipeline statement and the operators between them."""
+    cmd = _binary(stmt, ("|", "|&"))
+    if cmd is None:
+        return [stmt], []
+    left, right = child(cmd, "X"), child(cmd, "Y")
+    if left is None or right is None:
+        return [stmt], []
+    left_stages, left_ops = stages(left) if is_bare(left) else ([left], [])
+    right_stages, right_ops = stages(right) if is_bare(right) else ([right], [])
+    return [*left_stages, *right_stages], [*left_ops, string(cmd, "Op") or "|", *right_ops]
+
+
+def call_name(stmt: Node) -> tuple[str | None, list[str | None]]:
+    """The literal command name of a simple-command statement (None when it has none or it
+    is not literal), and its words."""
+    cmd = child(stmt, "Cmd")
+    if cmd is None or cmd.get("Type") != "CallExpr":
+        return None, []
+    words = command_words(cmd)
+    if not words or words[0] is None:
+        return None, words
+    return words[0], words
+
+
+def view_name(stmt: Node) -> str | None:
+    """The view a pipeline stage runs (`head`, …), or None when it is not a plain view."""
+    name, _ = call_name(stmt)
+    if name is None:
+        return None
+    program = program_name(name, strict=True)
+    return program if program in VIEW_NAMES else None
+
+
+def ends_in_view(stmt: Node) -> bool:
+    """The statement is a pipeline whose last stage is a view."""
+    parts, ops = stages(stmt)
+    return bool(ops) and view_name(parts[-1]) is not None
+
+
+_STATUS = re.compile(r"\$\?|\$\{#?\?|PIPESTATUS")
+FD_PATHS = re.compile(r"/dev/(?:stdout|stderr|fd/)|/proc/(?:self|\$\$|\$\{\$\})/fd")
+_SENSITIVE = re.compile(
+    r"PATH|LANG|LANGUAGE|LC_\w+|POSIXLY_CORRECT|_POSIX2_VERSION|GREP_\w+|RIPGREP_CONFIG_PATH"
+    r"|LESS\w*|MORE|SHELLOPTS|BASHOPTS|BASH_ENV|ENV|TMPDIR"
+)
+_REFUSED_BUILTINS = frozenset(
+    {"exec", "trap", "source", ".", "eval", "enable", "hash", "alias", "unalias", "fc", "bind"}
+)
+_EXITS = frozenset({"exit", "return", "logout"})
+_DIRECTORY = frozenset({"cd", "pushd", "popd", "umask"})
+_KINDS = {
+    "IfClause": "an `if` statement",
+    "WhileClause": "a `while`/`until` loop",
+    "ForClause": "a `for` loop",
+    "CaseClause": "a `case` statement",
+    "FuncDecl": "a function definition",
+    "TimeClause": "a `time` command",
+    "CoprocClause": "a `coproc`",
+    "SelectClause": "a `select` loop",
+}
+_HOISTABLE = frozenset(
+    {"CallExpr", "DeclClause", "TestClause", "ArithmCmd", "LetClause", "Block", "Subshell"}
+)
+_UNARY_TESTS = word_set("-b -c -d -e -f -g -h -k -L -n -N -O -G -p -r -s -S -u -w -x -z")
+_BINARY_TESTS = frozenset({"=", "==", "!=", "-nt", "-ot", "-ef"})
+_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_INTEGER = re.compile(r"-?\d+")
+_DECLARE_FLAGS = re.compile(r"[-+][xrilaAugn]+")
+
+
+def _quiet_test(args: list[str | None]) -> bool:
+    """`test ARGS` is well formed, so it cannot print an error."""
+    if any(arg is None for arg in args):
+        return False
+    words = [arg for arg in args if arg is not None]
+    if words and words[0] == "!":
+        words = words[1:]
+    if len(words) <= 1:
+        return True
+    if len(words) == 2:
+        return words[0] in _UNARY_TESTS
+    if len(words) == 3:
+        if words[1] in _ARITH_TESTS:
+            return bool(_INTEGER.fullmatch(words[0]) and _INTEGER.fullmatch(words[2]))
+        return words[1] in _BINARY_TESTS
+    return False
+
+
+def _quiet_test_clause(cmd: Node) -> bool:
+    for node in walk(child(cmd, "X")):
+        kind = node.get("Type")
+        if kind in ("UnaryTest", "ParenTest"):
+            continue
+        if kind == "BinaryTest":
+            if string(node, "Op") in (*_ARITH_TESTS, "=~"):
+                return False
+        elif kind == "Word" and not quiet_word(node):
+            return False
+    return True
+
+
+def _quiet_assignment(assign: Node) -> bool:
+    if child(assign, "Index") is not None:
+        return False
+    array = child(assign, "Array")
+    if array is not None:
+        return all(
+            child(elem, "Index") is None and quiet_word(child(elem, "Value"))
+            for elem in children(array, "Elems")
+        )
+    return quiet_word(child(assign, "Value"))
+
+
+def is_silent(stmt: Node) -> bool:
+    """The statement can write nothing to stdout or stderr."""
+    if not is_bare(stmt):
+        return False
+    cmd = child(stmt, "Cmd")
+    kind = cmd.get("Type") if cmd is not None else None
+    if cmd is None:
+        return False
+    if kind == "CallExpr":
+        if not all(_quiet_assignment(assign) for assign in children(cmd, "Assigns")):
+            return False
+        words = command_words(cmd)
+        if not words:
+            return True
+        if words[0] in (":", "true", "false"):
+            return all(word is not None for word in words)
+        if words[0] == "test":
+            return _quiet_test(words[1:])
+        if words[0] == "[":
+            return words[-1] == "]" and _quiet_test(words[1:-1])
+        return False
+    if kind == "DeclClause":
+        variant = child(cmd, "Variant")
+        if string(variant or {}, "Value") not in ("export", "readonly", "declare", "typeset"):
+            return False
+        named = False
+        for arg in children(cmd, "Args"):
+            if child(arg, "Name") is not None:
+                named = True
+                if not _quiet_assignment(arg):
+                    return False
+                continue
+            value = child(arg, "Value")
+            flag = literal_word(value) if value is not None else None
+            if flag is None or not _DECLARE_FLAGS.fullmatch(flag):
+                return False
+        return named
+    if kind == "TestClause":
+        return _quiet_test_clause(cmd)
+    return False
+
+
+def _assigned_names(node: Node) -> list[str]:
+    """Variables a statement sets for the rest of the shell (not `NAME=x cmd` env prefixes)."""
+    names: list[str] = []
+    for item in walk(node):
+        kind = item.get("Type")
+        if kind == "CallExpr":
+            words = command_words(item)
+            if not words:
+                names += [
+                    string(child(a, "Name") or {}, "Value") or "" for a in children(item, "Assigns")
+                ]
+            elif words[0] == "unset":
+                names += [word or "" for word in words[1:]]
+        elif kind == "DeclClause":
+            for arg in children(item, "Args"):
+                name = child(arg, "Name")
+                if name is not None:
+                    names.append(string(name, "Value") or "")
+                else:
+                    value = child(arg, "Value")
+                    word = literal_word(value) if value is not None else None
+                    if word is None or is_identifier(word):
+                        names.append(word or "")
+    return names
+
+
+# --- around the final pipeline ----------------------------------------------------------
+
+
+def check_trailing(trailing: list[Node], data: bytes) -> None:
+    """Refuse unless every statement after the final pipeline is silent (decision 1), and
+    none reads the status the view would have set."""
+    for stmt in trailing:
+        if _STATUS.search(source_text(data, stmt)):
+            raise Refusal(
+                "a statement after the pipeline reads $? or PIPESTATUS, which would see the "
+                "command instead of the view"
+            )
+    for stmt in trailing:
+        if not is_silent(stmt):
+            raise Refusal(
+                f"a statement after the pipeline is not silent (`{source_text(data, stmt)}`): "
+                "its output or status would pass through the view; only true, :, false, "
+                "assignments and tests may follow"
+            )
+
+
+def check_prefix(unit: Node, data: bytes) -> bool:
+    """Refuse the statement before the pipeline unless it can stay or be hoisted; True when
+    it may change the directory (or umask) the rest of the command runs in."""
+    text = source_text(data, unit)
+    _check_shape(unit, text)
+    changes_directory = False
+    for node in walk(unit):
+        kind = node.get("Type")
+        if kind == "BinaryCmd" and string(node, "Op") in ("|", "|&"):
+            last = child(node, "Y")
+            if last is not None and view_name(last) is not None:
+                raise Refusal(f"a statement before the pipeline has a view of its own (`{text}`)")
+        elif kind == "CallExpr":
+            changes_directory = _check_prefix_call(node, text) or changes_directory
+        elif kind == "FuncDecl":
+            # It could shadow a view or hide an unbounded producer from the planner.
+            raise Refusal(f"a statement before the pipeline defines a function (`{text}`)")
+        elif kind == "ProcSubst" or node.get("Background") or node.get("Coprocess"):
+            # Its output would reach the sink after the guard has read it.
+            raise Refusal(
+                f"a statement before the pipeline runs something in the background (`{text}`)"
+            )
+    if FD_PATHS.search(text):
+        raise Refusal(f"a statement before the pipeline writes to a descriptor path (`{text}`)")
+    for name in _assigned_names(unit):
+        if not is_identifier(name):
+            raise Refusal(
+                f"a statement before the pipeline sets a variable whose name is not literal "
+                f"(`{text}`)"
+            )
+        if _SENSITIVE.fullmatch(name):
+            raise Refusal(
+                f"a statement before the pipeline sets ${name}, which the view could depend on "
+                "(it runs in the tool's environment)"
+            )
+    return changes_directory
+
+
+def _check_shape(stmt: Node, text: str) -> None:
+    if stmt.get("Background") or stmt.get("Coprocess"):
+        raise Refusal(f"a statement before the pipeline runs in the background (`{text} &`)")
+    if stmt.get("Negated"):
+        raise Refusal(f"a statement before the pipeline is negated (`{text}`)")
+    cmd = child(stmt, "Cmd")
+    kind = cmd.get("Type") if cmd is not None else None
+    if cmd is None or kind == "BinaryCmd":
+        for side in ("X", "Y"):
+            inner = child(cmd, side) if cmd is not None else None
+            if inner is not None:
+                _check_shape(inner, text)
+        return
+    if kind not in _HOISTABLE:
+        what = _KINDS.get(str(kind), f"a {kind} statement")
+        raise Refusal(f"{what} before the final pipeline is left alone (`{text}`)")
+
+
+def _check_prefix_call(call: Node, text: str) -> bool:
+    words = command_words(call)
+    if not words:
+        return False
+    while len(words) > 1 and words[0] in ("command", "builtin"):
+        words = words[1:]
+        while len(words) > 1 and (words[0] or "").startswith("-"):
+            words = words[1:]  # `command -p cd`
+    name = words[0]
+    if name is None:
+        raise Refusal(
+            f"a statement before the pipeline runs a command whose name is not literal (`{text}`)"
+        )
+    if name in _EXITS:
+        raise Refusal(f"`{name}` before the final pipeline may end the script (`{text}`)")
+    if name in _REFUSED_BUILTINS:
+        raise Refusal(
+            f"`{name}` before the pipeline changes the shell in ways the planner does not model"
+        )
+    return name in _DIRECTORY
