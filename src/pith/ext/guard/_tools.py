@@ -158,7 +158,7 @@ class GuardedTool:
             side = Path(sink).read_bytes() if sink is not None else b""
             ran = marker is None or os.path.exists(marker)
             return await self._projected(
-                plan, cleaned, result, side, ran, command_ms, signal, settings, renames
+                plan, result, side, ran, command_ms, signal, settings, renames
             )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -166,7 +166,6 @@ class GuardedTool:
     async def _projected(
         self,
         plan: GuardPlan,
-        cleaned: str,
         result: ToolResult,
         side: bytes,
         ran: bool,
@@ -188,7 +187,7 @@ class GuardedTool:
         guard: dict[str, object] = {
             "version": CONTRACT_VERSION,
             "originalCommand": plan.original,
-            "cleanedCommand": cleaned,
+            "cleanedCommand": plan.cleaned,
             "removedPipeline": plan.pipeline,
         }
         if renames:
@@ -241,7 +240,7 @@ class GuardedTool:
             )
             if not noop:
                 self._notify(
-                    f"Ran `{cleaned if not plan.hoisted else plan.original}` without "
+                    f"Ran `{plan.cleaned}` without "
                     f"`| {plan.pipeline}` and applied the view to its full output ({path})"
                 )
         out_details: dict[str, object] = dict(details) if isinstance(details, Mapping) else {}
