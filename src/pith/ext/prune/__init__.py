@@ -1,0 +1,26 @@
+"""The context pruner: finished tool-call batches leave the outgoing context as short stubs,
+the raw outputs stay recoverable, protected content stays verbatim (issue 10, spec
+extensions.md part A; strategy `mask`).
+
+Glob contract (`_glob`), protection (`_protect`), settings (`_config`), persisted entries
+(`_records`), the index (`_index`), capture (`_capture`), spill files (`_spill`), stubs
+(`_stub`), render-time masking (`_render`), the recovery tool (`_query`); wired to pith by
+`_extension`.
+"""
+
+from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig, read_config
+from pith.ext.prune._extension import register
+from pith.ext.prune._glob import compile_glob, glob_match
+from pith.ext.prune._protect import is_protected
+from pith.ext.prune._stub import mask_stub
+
+__all__ = [
+    "ALWAYS_PROTECTED",
+    "PruneConfig",
+    "compile_glob",
+    "glob_match",
+    "is_protected",
+    "mask_stub",
+    "read_config",
+    "register",
+]

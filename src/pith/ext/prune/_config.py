@@ -1,0 +1,110 @@
+"""The `prune` settings: checked one key at a time, a bad value warned about and defaulted.
+
+Keys (settings.json, `"prune": {...}`), following spec/extensions.md A.2:
+
+| key | default | meaning |
+|---|---|---|
+| `enabled` | true | master switch (`/pruner off` turns it off for the session) |
+| `strategy` | `"mask"` | `mask`; `summarize` is accepted but not built yet (falls back to mask) |
+| `minBatchChars` | 1000 | a batch with fewer raw chars is not indexed (0: no minimum) |
+| `minGainTokens` | 2000 | no pruning that frees fewer estimated tokens (chars/4) |
+| `keepRecentTurns` | 0 | also keep this many user turns before the current one raw |
+| `recoveryGraceTurns` | 3 | user turns a `context_tree_query` output stays verbatim (0: off) |
+| `protectedTools` | [] | tool names never pruned |
+| `protectedPaths` | ["**/skills/**/*.md"] | globs on `args.path` never pruned |
+| `dedupByContentHash` | true | an identical re-read aliases the earlier record |
+| `spillThreshold` | 65536 | chars of one result that go to a sidecar file |
+| `spillPreviewBytes` | 2048 | head preview of a spilled result kept in its stub |
+
+`**/AGENTS.md`, `**/CLAUDE.md` and the session's loaded context files are always protected,
+whatever `protectedPaths` says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+__all__ = ["ALWAYS_PROTECTED", "PruneConfig", "read_config"]
+
+ALWAYS_PROTECTED = ("**/AGENTS.md", "**/CLAUDE.md")
+"""Standing instructions: protected even when `protectedPaths` is emptied."""
+
+STRATEGIES = ("mask", "summarize")
+
+
+@dataclass(frozen=True)
+class PruneConfig:
+    enabled: bool = True
+    strategy: str = "mask"
+    min_batch_chars: int = 1000
+    min_gain_tokens: int = 2000
+    keep_recent_turns: int = 0
+    recovery_grace_turns: int = 3
+    protected_tools: tuple[str, ...] = ()
+    protected_paths: tuple[str, ...] = ("**/skills/**/*.md",)
+    dedup_by_content_hash: bool = True
+    spill_threshold: int = 65536
+    spill_preview_bytes: int = 2048
+    context_files: frozenset[str] = field(default_factory=frozenset)
+    """Absolute paths of the AGENTS.md / CLAUDE.md files loaded into the system prompt."""
+
+    def with_context_files(self, paths: frozenset[str]) -> PruneConfig:
+        return replace(self, context_files=paths)
+
+
+# key -> (attribute, kind, minimum)
+_INTS = {
+    "minBatchChars": ("min_batch_chars", 0),
+    "minGainTokens": ("min_gain_tokens", 0),
+    "keepRecentTurns": ("keep_recent_turns", 0),
+    "recoveryGraceTurns": ("recovery_grace_turns", 0),
+    "spillThreshold": ("spill_threshold", 1),
+    "spillPreviewBytes": ("spill_preview_bytes", 0),
+}
+_BOOLS = {"enabled": "enabled", "dedupByContentHash": "dedup_by_content_hash"}
+_LISTS = {"protectedTools": "protected_tools", "protectedPaths": "protected_paths"}
+
+
+def read_config(raw: object) -> tuple[PruneConfig, list[str]]:
+    """The `prune` settings over the defaults, and one line per value that was ignored."""
+    config = PruneConfig()
+    problems: list[str] = []
+    if raw is None:
+        return config, problems
+    if not isinstance(raw, Mapping):
+        return config, [
+            'settings "prune" must be an object, e.g. {"enabled": true}; using defaults'
+        ]
+    values: dict[str, object] = {}
+    for key, value in raw.items():
+        name = str(key)
+        where = f'settings "prune.{name}"'
+        if name in _BOOLS:
+            if isinstance(value, bool):
+                values[_BOOLS[name]] = value
+            else:
+                problems.append(f"{where} must be true or false; got {value!r}, using the default")
+        elif name in _INTS:
+            attribute, minimum = _INTS[name]
+            if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+                values[attribute] = value
+            else:
+                problems.append(
+                    f"{where} must be a whole number >= {minimum}; got {value!r}, using the default"
+                )
+        elif name in _LISTS:
+            if isinstance(value, list) and all(isinstance(item, str) for item in value):
+                values[_LISTS[name]] = tuple(value)
+            else:
+                problems.append(
+                    f"{where} must be a list of strings; got {value!r}, using the default"
+                )
+        elif name == "strategy":
+            if value in STRATEGIES:
+                values["strategy"] = value
+            else:
+                problems.append(f'{where} must be "mask" or "summarize"; got {value!r}, using mask')
+        else:
+            problems.append(f"{where} is not a pruner setting (ignored)")
+    return replace(config, **values), problems  # type: ignore[arg-type]

@@ -1,0 +1,336 @@
+"""The context pruner as an extension (strategy `mask`).
+
+- `session_start` / `session_tree`: read the `prune` settings, rebuild the index from the
+  branch's entries (a branch left behind takes its records with it).
+- `before_agent_start`: the loaded context files (AGENTS.md, CLAUDE.md) join the protected
+  paths.
+- `turn_end`: capture the turn's tool calls as one batch (`_capture`), spill huge results,
+  write the entries (`_records`).
+- `context`: stub the finished batches' results in this request only (`_render`); the same
+  list when nothing changes.
+- tool `context_tree_query`: the raw outputs back (`_query`); offered from the first run
+  that starts with records in the index.
+- `/pruner on|off|status|now|help`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from pith.agent import AbortSignal, ToolResult, UpdateCallback
+from pith.ai import ToolResultMessage
+from pith.errors import PithError
+from pith.ext.prune._capture import (
+    BatchPlan,
+    CapturedCall,
+    pending_batches,
+    plan_batch,
+    result_text,
+)
+from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig, read_config
+from pith.ext.prune._index import PruneIndex
+from pith.ext.prune._query import (
+    QUERY_DESCRIPTION,
+    QUERY_PARAMETERS,
+    check_ids,
+    format_query,
+)
+from pith.ext.prune._records import (
+    ALIAS_TYPE,
+    FRONTIER_TYPE,
+    INDEX_TYPE,
+    Frontier,
+    IndexEntry,
+    ToolCallRecord,
+    occurrence_key,
+)
+from pith.ext.prune._render import RenderStats, render
+from pith.ext.prune._spill import preview, spill_path, write_spill
+from pith.ext.prune._stub import QUERY_TOOL
+from pith.extensions import (
+    ContextResult,
+    ExtensionAPI,
+    ExtensionContext,
+    ToolDefinition,
+    error_result,
+    text_result,
+)
+from pith.extensions.events import BeforeAgentStart, ContextEvent, TurnEnd
+from pith.session import CustomEntry, MessageEntry, SessionStore
+from pith.tools.truncate import count_lines
+
+__all__ = ["HELP", "Pruner", "register"]
+
+SUBCOMMANDS = ("status", "on", "off", "now", "help")
+
+HELP = """/pruner — the context pruner (strategy mask)
+  /pruner status   what is indexed, what the last request masked, the protected paths
+  /pruner on       prune in this session
+  /pruner off      stop pruning in this session (settings: "prune": {"enabled": false})
+  /pruner now      index every finished tool-call batch not captured yet
+  /pruner help     this text
+Pruned results read [pruned tN: …]; the model gets them back with context_tree_query."""
+
+
+@dataclass
+class Pruner:
+    """The extension's state for one pith process."""
+
+    api: ExtensionAPI
+    config: PruneConfig = field(default_factory=PruneConfig)
+    override: bool | None = None
+    """`/pruner on|off` for this session; None follows the settings."""
+    index: PruneIndex = field(default_factory=PruneIndex)
+    last: RenderStats = field(default_factory=RenderStats)
+    context_files: frozenset[str] = frozenset()
+    pending: list[tuple[str, object]] = field(default_factory=list)
+    """Entries captured but not yet written: they are written when they first matter (a
+    request masks something, or `/pruner now`), so a session the pruner never changes holds
+    exactly what it would without it. Capture is a function of the branch, so what was not
+    written is captured again on load."""
+
+    @property
+    def active(self) -> bool:
+        return self.config.enabled if self.override is None else self.override
+
+    # --- set-up ------------------------------------------------------------------------------
+
+    def load(self, ctx: ExtensionContext) -> None:
+        config, problems = read_config(ctx.settings.get("prune"))
+        for problem in problems:
+            ctx.ui.notify(problem, "warning")
+        if config.strategy == "summarize":
+            ctx.ui.notify('prune.strategy "summarize" is not built yet; using "mask"', "warning")
+        self.config = config.with_context_files(self.context_files)
+        self.rebuild(ctx)
+
+    def rebuild(self, ctx: ExtensionContext) -> None:
+        store = ctx.session
+        branch = store.get_branch() if store is not None else []
+        self.index = PruneIndex.from_entries(
+            (entry.custom_type, entry.data) for entry in branch if isinstance(entry, CustomEntry)
+        )
+        self.pending = []
+        self.last = RenderStats()
+        for problem in self.index.problems:
+            ctx.ui.notify(problem, "warning")
+        if self.active:
+            self.capture_pending(ctx)
+
+    def on_session_start(self, event: object, ctx: ExtensionContext) -> None:
+        self.override = None
+        self.load(ctx)
+
+    def on_session_tree(self, event: object, ctx: ExtensionContext) -> None:
+        self.rebuild(ctx)
+
+    def on_before_agent_start(self, event: BeforeAgentStart, ctx: ExtensionContext) -> None:
+        options = event.system_prompt_options
+        files = frozenset(item.path for item in options.context_files)
+        if files != self.context_files:
+            self.context_files = files
+            self.config = self.config.with_context_files(files)
+        # The recovery tool is offered from the first run that starts with records: stubs are
+        # only rendered before the run's own prompt, so that run's first stub finds it there,
+        # and a session that never captures anything sends what it would without the pruner.
+        if self.active and self.index.records and all(t.name != QUERY_TOOL for t in options.tools):
+            tool = self.api.get_tool(QUERY_TOOL)
+            if tool is not None:
+                options.tools.append(tool)
+
+    # --- capture -----------------------------------------------------------------------------
+
+    def on_turn_end(self, event: TurnEnd, ctx: ExtensionContext) -> None:
+        if not self.active or not event.tool_results:
+            return
+        plan = plan_batch(event.message, event.tool_results, self.index, self.config, ctx.cwd)
+        self.commit(plan, event.message.timestamp, ctx)
+
+    def commit(self, plan: BatchPlan, stamp: int | float, ctx: ExtensionContext) -> None:
+        """Write what `plan` decided: aliases, then the index entry (spill files first) or,
+        for a skipped batch, the frontier."""
+        for alias in plan.aliases:
+            self.pending.append((ALIAS_TYPE, msgspec.to_builtins(alias)))
+            self.index.add_alias(alias)
+        if plan.outcome == "indexed":
+            records = [self.record(call, ctx) for call in plan.calls]
+            entry = IndexEntry(assistant_timestamp=stamp, tool_calls=records)
+            self.pending.append((INDEX_TYPE, msgspec.to_builtins(entry)))
+            self.index.add_batch(entry)
+        elif plan.outcome is not None and plan.last_call is not None:
+            call_id, stamp = plan.last_call
+            frontier = Frontier(
+                last_tool_call_id=call_id, last_result_timestamp=stamp, outcome=plan.outcome
+            )
+            self.pending.append((FRONTIER_TYPE, msgspec.to_builtins(frontier)))
+            self.index.frontier = frontier.key
+
+    def flush(self, ctx: ExtensionContext) -> None:
+        """Write the pending entries, in capture order (the order refs are counted in)."""
+        while self.pending:
+            custom_type, data = self.pending[0]
+            try:
+                self.api.append_entry(custom_type, data)
+            except PithError as error:
+                ctx.ui.notify(f"cannot record the pruner's index: {error}", "warning")
+                return
+            self.pending.pop(0)
+
+    def record(self, call: CapturedCall, ctx: ExtensionContext) -> ToolCallRecord:
+        size = len(call.text.encode())
+        record = ToolCallRecord(
+            tool_call_id=call.tool_call_id,
+            tool_name=call.tool_name,
+            args=call.args,
+            is_error=call.is_error,
+            result_timestamp=call.result_timestamp,
+            result_bytes=size,
+            result_lines=count_lines(call.text),
+            content_hash=call.content_hash,
+        )
+        store = ctx.session
+        if len(call.text) < self.config.spill_threshold or store is None or store.path is None:
+            return record
+        path = spill_path(store.path.parent, store.id, call.key)
+        try:
+            written = write_spill(path, call.text)
+        except OSError as error:
+            ctx.ui.notify(f"cannot spill {call.key} to {path}: {error}; kept inline", "warning")
+            return record
+        record.spill_path = str(path)
+        record.spill_bytes = written
+        record.result_preview = preview(call.text, self.config.spill_preview_bytes)
+        return record
+
+    def capture_pending(self, ctx: ExtensionContext) -> tuple[int, int]:
+        """Index the branch's finished batches past the frontier (`/pruner now`); returns
+        (batches, calls) indexed."""
+        store = ctx.session
+        if store is None:
+            return 0, 0
+        messages = [e.message for e in store.get_branch() if isinstance(e, MessageEntry)]
+        batches = calls = 0
+        for message, results in pending_batches(messages, self.index.frontier):
+            plan = plan_batch(message, results, self.index, self.config, ctx.cwd)
+            self.commit(plan, message.timestamp, ctx)
+            if plan.outcome == "indexed":
+                batches += 1
+                calls += len(plan.calls)
+        return batches, calls
+
+    # --- render --------------------------------------------------------------------------------
+
+    def on_context(self, event: ContextEvent, ctx: ExtensionContext) -> ContextResult | None:
+        if not self.active:
+            return None
+        messages, stats = render(event.messages, self.index, self.config, ctx.cwd)
+        self.last = stats
+        if messages is event.messages:
+            return None
+        self.flush(ctx)
+        active = self.api.get_active_tools()
+        if QUERY_TOOL not in active:  # masked mid-run (a follow-up prompt): from the next request
+            self.api.set_active_tools([*active, QUERY_TOOL])
+        return ContextResult(messages)
+
+    # --- recovery ----------------------------------------------------------------------------
+
+    def read_raw(self, record: ToolCallRecord, store: SessionStore | None) -> str | None:
+        if record.spill_path is not None:
+            try:
+                return Path(record.spill_path).read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                pass  # gone: the session's own message is the other copy
+        if store is None:
+            return None
+        key = record.key
+        for entry in store.get_branch():
+            message = entry.message if isinstance(entry, MessageEntry) else None
+            if (
+                isinstance(message, ToolResultMessage)
+                and occurrence_key(message.tool_call_id, message.timestamp) == key
+            ):
+                return result_text(message)
+        return None
+
+    def query(
+        self,
+        call_id: str,
+        args: dict[str, object],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ExtensionContext,
+    ) -> ToolResult:
+        ids = check_ids(args)
+        if isinstance(ids, str):
+            return error_result(ids)
+        store = ctx.session
+        return text_result(format_query(self.index, ids, lambda r: self.read_raw(r, store)))
+
+    # --- /pruner -------------------------------------------------------------------------------
+
+    def status(self) -> str:
+        state = "on" if self.active else "off"
+        source = "settings" if self.override is None else "this session"
+        aliases = len(self.index.aliases)
+        lines = [
+            f"pruner: {state} ({source}), strategy mask",
+            f"indexed: {len(self.index.records)} results, {aliases} identical re-reads",
+            f"frontier: {self.index.frontier or 'none'}"
+            + (f" ({len(self.pending)} entries not written yet)" if self.pending else ""),
+            f"last request: {self.last.masked} results masked, "
+            f"~{self.last.tokens_saved} tokens saved",
+            "protected paths: "
+            + ", ".join((*self.config.protected_paths, *ALWAYS_PROTECTED, *self.context_files)),
+            "protected tools: " + (", ".join(self.config.protected_tools) or "none"),
+        ]
+        return "\n".join(lines)
+
+    def command(self, args: str, ctx: ExtensionContext) -> None:
+        word = args.strip().split()[0] if args.strip() else "status"
+        if word == "on":
+            self.override = True
+            ctx.ui.notify("pruning is on for this session")
+        elif word == "off":
+            self.override = False
+            ctx.ui.notify("pruning is off for this session; stored results show raw again")
+        elif word == "status":
+            ctx.ui.notify(self.status())
+        elif word == "now":
+            batches, calls = self.capture_pending(ctx)
+            self.flush(ctx)
+            ctx.ui.notify(f"indexed {batches} batches ({calls} tool results)")
+        elif word == "help":
+            ctx.ui.notify(HELP)
+        else:
+            ctx.ui.notify(f"/pruner {word}: unknown subcommand\n{HELP}", "warning")
+
+
+def register(api: ExtensionAPI) -> None:
+    """Load the context pruner (the `pith.extensions` entry point `prune`)."""
+    pruner = Pruner(api)
+    api.on("session_start", pruner.on_session_start)
+    api.on("session_tree", pruner.on_session_tree)
+    api.on("before_agent_start", pruner.on_before_agent_start)
+    api.on("turn_end", pruner.on_turn_end)
+    api.on("context", pruner.on_context)
+    api.register_tool(
+        ToolDefinition(
+            name=QUERY_TOOL,
+            label="context tree query",
+            description=QUERY_DESCRIPTION,
+            parameters=QUERY_PARAMETERS,
+            execute=pruner.query,
+            prompt_snippet="Recover the full output of a pruned tool result by its ref",
+            default_active=False,
+        )
+    )
+    api.register_command(
+        "pruner",
+        pruner.command,
+        description="context pruner: on, off, status, now, help",
+        get_argument_completions=lambda prefix: [w for w in SUBCOMMANDS if w.startswith(prefix)],
+    )

@@ -1,0 +1,89 @@
+"""The session-local index: records by occurrence key, refs, dedup aliases, the frontier.
+
+Rebuilt from the branch's custom entries (`from_entries`) and kept in step as new entries are
+written (`add_*` are the same steps the rebuild takes, so refs always agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from pith.ext.prune._records import (
+    ALIAS_TYPE,
+    FRONTIER_TYPE,
+    INDEX_TYPE,
+    DedupAlias,
+    Frontier,
+    IndexEntry,
+    ToolCallRecord,
+)
+
+__all__ = ["PruneIndex"]
+
+
+@dataclass
+class PruneIndex:
+    records: dict[str, ToolCallRecord] = field(default_factory=dict)
+    """Occurrence key -> record, in branch order."""
+    refs: dict[str, str] = field(default_factory=dict)
+    """Occurrence key -> `tN`."""
+    by_ref: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, DedupAlias] = field(default_factory=dict)
+    by_hash: dict[str, str] = field(default_factory=dict)
+    by_id: dict[str, list[str]] = field(default_factory=dict)
+    """Raw tool-call id -> its occurrence keys (records and aliases), in order."""
+    frontier: str | None = None
+    """The occurrence key of the last call attempted (indexed or skipped)."""
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[tuple[str, object]]) -> PruneIndex:
+        """The index from `(customType, data)` pairs in branch order; entries of other types
+        are ignored, malformed ones are reported in `problems`."""
+        index = cls()
+        for custom_type, data in entries:
+            try:
+                if custom_type == INDEX_TYPE:
+                    index.add_batch(msgspec.convert(data, IndexEntry))
+                elif custom_type == ALIAS_TYPE:
+                    index.add_alias(msgspec.convert(data, DedupAlias))
+                elif custom_type == FRONTIER_TYPE:
+                    index.frontier = msgspec.convert(data, Frontier).key
+            except msgspec.ValidationError as error:
+                index.problems.append(f"a {custom_type} entry is malformed ({error}); ignored")
+        return index
+
+    def add_batch(self, entry: IndexEntry) -> None:
+        for record in entry.tool_calls:
+            key = record.key
+            if key in self.records:
+                continue
+            self.records[key] = record
+            ref = f"t{len(self.by_ref) + 1}"
+            self.refs[key] = ref
+            self.by_ref[ref] = key
+            self.by_hash.setdefault(record.content_hash, key)
+            self.by_id.setdefault(record.tool_call_id, []).append(key)
+            self.frontier = key
+
+    def add_alias(self, alias: DedupAlias) -> None:
+        key = alias.key
+        if key in self.aliases or key in self.records:
+            return
+        self.aliases[key] = alias
+        self.by_id.setdefault(alias.tool_call_id, []).append(key)
+
+    def knows(self, key: str) -> bool:
+        return key in self.records or key in self.aliases
+
+    def resolve(self, key: str) -> tuple[ToolCallRecord, str] | None:
+        """The record behind `key` (following a dedup alias) and its ref."""
+        alias = self.aliases.get(key)
+        target = alias.original_key if alias is not None else key
+        record = self.records.get(target)
+        if record is None:
+            return None
+        return record, self.refs[target]

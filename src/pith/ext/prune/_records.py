@@ -1,0 +1,102 @@
+"""What the pruner persists: custom entries in the session (never sent to the model).
+
+| `customType` | `data` |
+|---|---|
+| `prune-index` | `{"assistantTimestamp": ms, "toolCalls": [ToolCallRecord]}`: one indexed batch |
+| `prune-dedup-alias` | `DedupAlias`: a re-read whose output equals an indexed record's |
+| `prune-frontier` | `Frontier`: the last call of a batch that was attempted and skipped |
+
+A `ToolCallRecord` is `{"toolCallId", "toolName", "args", "isError", "resultTimestamp",
+"resultBytes", "resultLines", "contentHash"}` plus, for a spilled result, `"spillPath"`,
+`"spillBytes"` and `"resultPreview"`. The raw text is **not** copied into the entry: the
+session's own `toolResult` message (or the spill file) is the cold copy, so indexing never
+doubles the file. Short refs `t1`, `t2`, … are not stored either: they are the records' order
+on the branch, so rebuilding from the entries gives the same refs every time.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = [
+    "ALIAS_TYPE",
+    "FRONTIER_TYPE",
+    "INDEX_TYPE",
+    "DedupAlias",
+    "Frontier",
+    "IndexEntry",
+    "Outcome",
+    "ToolCallRecord",
+    "occurrence_key",
+]
+
+INDEX_TYPE = "prune-index"
+ALIAS_TYPE = "prune-dedup-alias"
+FRONTIER_TYPE = "prune-frontier"
+
+Outcome = Literal["indexed", "skipped-trivial", "skipped-deduped"]
+
+
+class _Entry(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    pass
+
+
+class ToolCallRecord(_Entry):
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, object]
+    is_error: bool
+    result_timestamp: int | float
+    result_bytes: int
+    result_lines: int
+    content_hash: str
+    spill_path: str | None = None
+    spill_bytes: int | None = None
+    result_preview: str | None = None
+
+    @property
+    def key(self) -> str:
+        return occurrence_key(self.tool_call_id, self.result_timestamp)
+
+
+class IndexEntry(_Entry):
+    assistant_timestamp: int | float
+    """The timestamp of the assistant message that made the calls (the same whether the batch
+    was captured live or by a rescan)."""
+    tool_calls: list[ToolCallRecord]
+
+
+class DedupAlias(_Entry):
+    tool_call_id: str
+    result_timestamp: int | float
+    tool_name: str
+    args: dict[str, object]
+    original_tool_call_id: str
+    original_result_timestamp: int | float
+    content_hash: str
+
+    @property
+    def key(self) -> str:
+        return occurrence_key(self.tool_call_id, self.result_timestamp)
+
+    @property
+    def original_key(self) -> str:
+        return occurrence_key(self.original_tool_call_id, self.original_result_timestamp)
+
+
+class Frontier(_Entry):
+    last_tool_call_id: str
+    last_result_timestamp: int | float
+    outcome: Outcome
+
+    @property
+    def key(self) -> str:
+        return occurrence_key(self.last_tool_call_id, self.last_result_timestamp)
+
+
+def occurrence_key(tool_call_id: str, timestamp: int | float) -> str:
+    """`id@timestamp`: one result of a call (providers reuse ids such as `bash_23`)."""
+    stamp = int(timestamp) if float(timestamp).is_integer() else timestamp
+    return f"{tool_call_id}@{stamp}"

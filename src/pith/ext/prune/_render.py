@@ -1,0 +1,121 @@
+"""Render-time masking: the outgoing messages with finished batches' results as stubs. Pure.
+
+What stays raw (spec A.6.1 "one prompt-cache bust per task, not per turn", A.6.4, A.6.5):
+
+- everything from the last user message on — the task the model is working on now — and, with
+  `keepRecentTurns` N, the N user turns before it. Masking mid-task would hide what the model
+  is using and change the prompt prefix on every turn; masking at the next user message costs
+  one cache miss per task, where the previous task's prefix is invalidated anyway;
+- results the index does not know (protected, trivial, not yet captured);
+- records whose call is protected *now* (render-time re-check: a record indexed under an older
+  config whose path now matches is shown raw again);
+- `context_tree_query` outputs inside their `recoveryGraceTurns` window.
+
+And nothing at all when the masking would free fewer than `minGainTokens` (chars/4): then the
+very same list comes back, so the prompt cache is untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgspec
+
+from pith.ai import AgentMessage, TextContent, ToolResultMessage, UserMessage
+from pith.ext.prune._config import PruneConfig
+from pith.ext.prune._index import PruneIndex
+from pith.ext.prune._protect import is_protected
+from pith.ext.prune._records import occurrence_key
+from pith.ext.prune._stub import QUERY_TOOL, mask_stub
+
+__all__ = ["RenderStats", "boundary", "render", "stub_for"]
+
+
+@dataclass(frozen=True)
+class RenderStats:
+    masked: int = 0
+    chars_before: int = 0
+    chars_after: int = 0
+
+    @property
+    def tokens_saved(self) -> int:
+        return (self.chars_before - self.chars_after) // 4
+
+
+def boundary(messages: Sequence[AgentMessage], keep_recent_turns: int) -> int:
+    """The index of the first message kept raw as recent: the last user message, or the
+    `keep_recent_turns`-th user message before it; 0 (nothing maskable) when there are not
+    that many user messages."""
+    seen = 0
+    for position in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[position], UserMessage):
+            if seen == keep_recent_turns:
+                return position
+            seen += 1
+    return 0
+
+
+def stub_for(index: PruneIndex, key: str) -> str | None:
+    """The stub text for occurrence `key`, or None when the index does not know it."""
+    found = index.resolve(key)
+    if found is None:
+        return None
+    record, ref = found
+    alias = index.aliases.get(key)
+    if alias is not None:
+        return mask_stub(record, ref, tool_name=alias.tool_name, args=alias.args)
+    return mask_stub(record, ref)
+
+
+def _protected_now(index: PruneIndex, key: str, config: PruneConfig, cwd: str) -> bool:
+    alias = index.aliases.get(key)
+    if alias is not None:
+        return is_protected(alias.tool_name, alias.args, config, cwd)
+    record = index.records.get(key)
+    return record is not None and is_protected(record.tool_name, record.args, config, cwd)
+
+
+def render(
+    messages: list[AgentMessage], index: PruneIndex, config: PruneConfig, cwd: str = ""
+) -> tuple[list[AgentMessage], RenderStats]:
+    """`messages` with the maskable results stubbed, and what that saved; `messages` itself
+    (the same object) when nothing is masked."""
+    if not index.records:
+        return messages, RenderStats()
+    end = boundary(messages, config.keep_recent_turns)
+    total_groups = sum(isinstance(m, UserMessage) for m in messages)
+    group = 0
+    stubs: dict[int, str] = {}
+    before = after = 0
+    for position in range(end):
+        message = messages[position]
+        if isinstance(message, UserMessage):
+            group += 1
+            continue
+        if not isinstance(message, ToolResultMessage):
+            continue
+        key = occurrence_key(message.tool_call_id, message.timestamp)
+        if not index.knows(key) or _protected_now(index, key, config, cwd):
+            continue
+        grace = config.recovery_grace_turns
+        if message.tool_name == QUERY_TOOL and grace > 0 and total_groups - group <= grace:
+            continue
+        stub = stub_for(index, key)
+        if stub is None:
+            continue
+        text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+        if len(stub) >= len(text):
+            continue  # already a stub, or the stub would not be shorter
+        stubs[position] = stub
+        before += len(text)
+        after += len(stub)
+    stats = RenderStats(len(stubs), before, after)
+    if not stubs or stats.tokens_saved < max(config.min_gain_tokens, 1):
+        return messages, RenderStats()
+    out = list(messages)
+    for position, stub in stubs.items():
+        original = out[position]
+        assert isinstance(original, ToolResultMessage)
+        out[position] = msgspec.structs.replace(original, content=[TextContent(text=stub)])
+    return out, stats

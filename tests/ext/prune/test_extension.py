@@ -1,0 +1,350 @@
+"""The pruner end to end: the fake model server over real HTTP, real sessions on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pith.ai import ModelRegistry
+from pith.app import AgentSession, SessionOptions, build_agent_session
+from pith.ext.prune import register
+from pith.extensions import ExtensionRunner, ExtensionSpec, NoticeLevel, load_extensions
+from pith.resources import load_settings
+from pith.session import SessionStore
+from pith.testing import FakeServer, configure_agent_dir
+
+SKILL = "---\nname: deploy\ndescription: Deploys.\n---\n" + "".join(
+    f"{n}. step {n}: run the gate and check it twice\n" for n in range(1, 40)
+)
+RULES = "# Project rules\n" + "Always run the closing loop.\n" * 40
+
+
+def source(name: str) -> str:
+    return "".join(f"def {name}_{n}(x):\n    return x * {n}  # line {n}\n" for n in range(150))
+
+
+def call(name: str, **arguments: object) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+@dataclass
+class NoticeUI:
+    notices: list[tuple[str, str]] = field(default_factory=list)
+
+    def notify(self, message: str, level: NoticeLevel = "info") -> None:
+        self.notices.append((level, message))
+
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
+        return False
+
+    async def select(self, title: str, options: Any, *, timeout: float | None = None) -> None:
+        return None
+
+    async def input(
+        self, title: str, placeholder: str | None = None, *, timeout: float | None = None
+    ) -> None:
+        return None
+
+
+@dataclass
+class World:
+    tmp_path: Path
+    ui: NoticeUI = field(default_factory=NoticeUI)
+
+    @property
+    def work(self) -> Path:
+        return self.tmp_path / "work"
+
+    @property
+    def agent(self) -> Path:
+        return self.tmp_path / "agent"
+
+    def session(self, server: FakeServer, store: SessionStore | None = None) -> AgentSession:
+        agent = configure_agent_dir(self.agent, server)
+        runner = ExtensionRunner(str(self.work), agent_dir=agent)
+        spec = ExtensionSpec("prune", "builtin", "<prune>", lambda: register)
+        asyncio.run(load_extensions(runner, [spec]))
+        registry = ModelRegistry.load(agent)
+        return build_agent_session(
+            cwd=str(self.work),
+            store=store or SessionStore.create(str(self.work), self.tmp_path / "sessions"),
+            registry=registry,
+            model=registry.find("fake/m").model,
+            thinking="off",
+            options=SessionOptions(),
+            extensions=runner,
+            mode="interactive",
+            ui=self.ui,
+            settings=load_settings(agent),
+        )
+
+    def run(
+        self, server: FakeServer, *prompts: str, store: SessionStore | None = None
+    ) -> AgentSession:
+        session = self.session(server, store)
+
+        async def scenario() -> None:
+            await session.start()
+            try:
+                for text in prompts:
+                    await session.prompt(text)
+            finally:
+                await session.shutdown()
+
+        asyncio.run(scenario())
+        return session
+
+    def entries(self, custom_type: str) -> list[dict[str, Any]]:
+        [path] = (self.tmp_path / "sessions").glob("*.jsonl")
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        return [e["data"] for e in lines if e.get("customType") == custom_type]
+
+
+def tool_texts(server: FakeServer, n: int) -> dict[str, str]:
+    """tool_call_id -> the text the model got, in the `n`-th request."""
+    out = {}
+    for message in server.requests[n]["body"]["messages"]:
+        if message["role"] == "tool":
+            content = message["content"]
+            text = content if isinstance(content, str) else "".join(p["text"] for p in content)
+            out[message["tool_call_id"]] = text
+    return out
+
+
+def make_world(tmp_path: Path) -> World:
+    world = World(tmp_path)
+    skill = world.work / "skills" / "deploy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    (world.work / "AGENTS.md").write_text(RULES)
+    (world.work / "app.py").write_text(source("app"))
+    (world.work / "lib.py").write_text(source("lib"))
+    return world
+
+
+FIRST_TASK = {
+    "tool_calls": [
+        call("read", path="skills/deploy/SKILL.md"),
+        call("read", path="app.py"),
+        call("read", path="AGENTS.md"),
+        call("read", path="lib.py"),
+    ]
+}
+
+
+def test_a_finished_batch_is_masked_protected_reads_stay_and_outputs_come_back(
+    tmp_path: Path,
+) -> None:
+    world = make_world(tmp_path)
+    script = {
+        "turns": [
+            FIRST_TASK,
+            {"text": "read them"},
+            {"tool_calls": [call("context_tree_query", toolCallIds=["t1"])]},
+            {"text": "recovered"},
+            {"text": "bye"},
+        ]
+    }
+    with FakeServer(script) as server:
+        world.run(server, "read the skill and the code", "go on", "thanks")
+        raw = tool_texts(server, 1)
+        masked = tool_texts(server, 2)
+        after_query = tool_texts(server, 3)
+        bodies = [json.dumps(r["body"]["messages"]) for r in server.requests]
+        tools = [[t["function"]["name"] for t in r["body"]["tools"]] for r in server.requests]
+    skill_id, app_id, agents_id, lib_id = "call_0_0", "call_0_1", "call_0_2", "call_0_3"
+    assert "step 39: run the gate" in raw[skill_id]
+    assert "def app_149" in raw[app_id]
+
+    # (a) one index entry for the batch, (b) without the protected reads
+    entry, query_entry = world.entries("prune-index")  # the query's output is a batch too
+    assert [r["toolCallId"] for r in entry["toolCalls"]] == [app_id, lib_id]
+    assert [r["toolName"] for r in query_entry["toolCalls"]] == ["context_tree_query"]
+    assert entry["toolCalls"][0]["args"] == {"path": "app.py"}
+    assert isinstance(entry["assistantTimestamp"], int)
+    assert "resultText" not in entry["toolCalls"][0]
+
+    # (c) the skill and AGENTS.md are verbatim in the next request, (d) the others are stubs
+    assert masked[skill_id] == raw[skill_id]
+    assert masked[agents_id] == raw[agents_id]
+    assert masked[app_id] == (
+        '[pruned t1: read(path="app.py") → 6.6KB, 300 lines, ok. '
+        'Recover with context_tree_query(["t1"])]'
+    )
+    assert masked[lib_id] == (
+        '[pruned t2: read(path="lib.py") → 6.6KB, 300 lines, ok. '
+        'Recover with context_tree_query(["t2"])]'
+    )
+    # the recovery tool is offered from the first request that has a stub, not before
+    assert "context_tree_query" not in tools[1]
+    assert tools[2][-1] == "context_tree_query"
+
+    # (e) the recovery tool gives the original bytes back
+    recovered = after_query["call_2_0"]
+    header, body = recovered.split("\n\n", 1)
+    assert header.startswith("## toolRef: t1\nTool: read\n")
+    assert body == raw[app_id]
+
+    # stubs are byte-stable: each later request repeats the earlier one's messages exactly
+    assert bodies[3].startswith(bodies[2][:-1])
+    assert bodies[4].startswith(bodies[3][:-1])
+    # the recovered output stays verbatim while in grace
+    assert tool_texts(server, 4)["call_2_0"] == recovered
+
+
+def test_nothing_is_masked_when_the_gain_is_small(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    (world.agent).mkdir(parents=True, exist_ok=True)
+    (world.agent / "settings.json").write_text(json.dumps({"prune": {"minGainTokens": 100000}}))
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "again")
+        assert tool_texts(server, 2) == tool_texts(server, 1)
+    assert world.entries("prune-index") == []  # captured, but nothing is written until it matters
+
+
+def test_off_in_settings_then_on_and_now_indexes_the_past(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    world.agent.mkdir(parents=True, exist_ok=True)
+    (world.agent / "settings.json").write_text(json.dumps({"prune": {"enabled": False}}))
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "/pruner on", "/pruner now", "/pruner status", "again")
+        masked = tool_texts(server, 2)
+    assert masked["call_0_1"].startswith("[pruned t1:")
+    assert masked["call_0_0"].startswith("---\nname: deploy")
+    texts = [message for _, message in world.ui.notices]
+    assert "[prune] indexed 1 batches (2 tool results)" in texts
+    status = next(t for t in texts if t.startswith("[prune] pruner: on (this session)"))
+    assert "indexed: 2 results" in status
+
+
+def test_pruner_off_shows_everything_raw_again(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "/pruner off", "again")
+        assert tool_texts(server, 2) == tool_texts(server, 1)
+
+
+def test_a_trivial_batch_is_skipped_and_remembered(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    (world.work / "tiny.txt").write_text("tiny\n")
+    script = {"turns": [{"tool_calls": [call("read", path="tiny.txt")]}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "/pruner now", "/pruner now")
+    assert world.entries("prune-index") == []
+    [frontier] = world.entries("prune-frontier")
+    assert frontier["lastToolCallId"] == "call_0_0"
+    assert frontier["outcome"] == "skipped-trivial"
+    texts = [m for _, m in world.ui.notices]
+    assert texts.count("[prune] indexed 0 batches (0 tool results)") == 2
+
+
+def test_a_huge_result_is_spilled_and_recovered_from_its_file(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    world.agent.mkdir(parents=True, exist_ok=True)
+    (world.agent / "settings.json").write_text(json.dumps({"prune": {"spillThreshold": 4000}}))
+    script = {
+        "turns": [
+            {"tool_calls": [call("read", path="app.py"), call("read", path="lib.py")]},
+            {"text": "ok"},
+            {"tool_calls": [call("context_tree_query", toolCallIds=["t2"])]},
+            {"text": "ok"},
+        ]
+    }
+    with FakeServer(script) as server:
+        world.run(server, "read", "again")
+        raw = tool_texts(server, 1)["call_0_1"]
+        masked = tool_texts(server, 2)["call_0_1"]
+        recovered = tool_texts(server, 3)["call_2_0"]
+    entry = world.entries("prune-index")[0]
+    spilled = Path(entry["toolCalls"][1]["spillPath"])
+    assert spilled.parent.name.endswith("-blobs")
+    assert spilled.read_text() == raw
+    assert f"full output in {spilled}" in masked
+    assert recovered.split("\n\n", 1)[1] == raw
+
+
+def test_moving_in_the_tree_drops_the_records_of_the_branch_left_behind(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    script = {
+        "turns": [
+            FIRST_TASK,
+            {"text": "read them"},
+            {"tool_calls": [call("read", path="lib.py"), call("read", path="app.py")]},
+            {"text": "read again"},
+            {"text": "ok"},
+        ]
+    }
+    with FakeServer(script) as server:
+        session = world.session(server)
+
+        async def scenario() -> None:
+            await session.start()
+            try:
+                await session.prompt("read")
+                await session.prompt("/pruner status")
+                await session.navigate_tree(None)
+                await session.prompt("/pruner status")
+                await session.prompt("read lib first")
+                await session.prompt("more")
+            finally:
+                await session.shutdown()
+
+        asyncio.run(scenario())
+        masked = tool_texts(server, 4)
+    statuses = [m for _, m in world.ui.notices if m.startswith("[prune] pruner:")]
+    assert "indexed: 2 results" in statuses[0]
+    assert "indexed: 0 results" in statuses[1]
+    assert masked["call_2_0"].startswith('[pruned t1: read(path="lib.py")')
+    assert masked["call_2_1"].startswith('[pruned t2: read(path="app.py")')
+
+
+def test_unknown_subcommands_get_the_help_and_completions_offer_the_known_ones(
+    tmp_path: Path,
+) -> None:
+    world = make_world(tmp_path)
+    with FakeServer({"turns": []}) as server:
+        command = world.run(server, "/pruner stats").extensions.commands["pruner"]
+    [(level, text)] = world.ui.notices
+    assert level == "warning"
+    assert text.startswith(
+        "[prune] /pruner stats: unknown subcommand\n/pruner — the context pruner"
+    )
+    assert command.get_argument_completions is not None
+    assert list(command.get_argument_completions("o")) == ["on", "off"]
+
+
+def test_a_resumed_session_captures_again_what_was_never_written(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    with FakeServer({"turns": [FIRST_TASK, {"text": "read them"}]}) as server:
+        world.run(server, "read")
+    assert world.entries("prune-index") == []  # nothing was masked: nothing written
+    [path] = (tmp_path / "sessions").glob("*.jsonl")
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        world.run(server, "again", store=SessionStore.open(path))
+        masked = tool_texts(server, 0)
+    assert masked["call_0_1"].startswith('[pruned t1: read(path="app.py")')
+    assert masked["call_0_3"].startswith('[pruned t2: read(path="lib.py")')
+    [entry] = world.entries("prune-index")
+    assert [r["toolCallId"] for r in entry["toolCalls"]] == ["call_0_1", "call_0_3"]
+
+
+def test_a_resumed_session_sends_the_same_stubs(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    with FakeServer({"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}) as server:
+        world.run(server, "read", "again")
+        before = tool_texts(server, 2)
+        first_body = json.dumps(server.requests[2]["body"]["messages"])
+    [path] = (tmp_path / "sessions").glob("*.jsonl")
+    with FakeServer({"turns": [{"text": "fine"}]}) as server:
+        world.run(server, "more", store=SessionStore.open(path))
+        after = tool_texts(server, 0)
+        body = json.dumps(server.requests[0]["body"]["messages"])
+    assert after == before
+    assert body.startswith(first_body[:-1])
+    assert len(world.entries("prune-index")) == 1
