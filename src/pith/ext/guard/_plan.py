@@ -18,7 +18,11 @@ pipe. A transform (`sort`, `sed`, `wc`, …) or any other command ends the trail
 - every other statement *before* the pipeline is **hoisted** into the side channel: it runs
   where it was, in the current shell, with its stdout and stderr appended to the sink file;
 - a statement *after* the pipeline that is not silent, or an `&&`/`||` member after it,
-  leaves the command untouched (its output or status would pass through the view).
+  leaves the command untouched (its output or status would pass through the view); so does
+  a test after a view that writes a file (it would run before the view does).
+
+The stages that stay must not start anything in the background (`&`, `>(…)`, `coproc`): a
+real pipe waits for their late output, the bash tool stops reading soon after the shell exits.
 
 **Render contract** (`GuardPlan.render(sink, marker)`, what the executor runs):
 
@@ -31,6 +35,10 @@ pipe. A transform (`sort`, `sed`, `wc`, …) or any other command ends the trail
   `PIPESTATUS` as `P` would have seen them. `needs_marker` is True when something before the
   pipeline can skip it (an `&&`/`||` prefix, or a hoisted statement that may exit the shell);
   otherwise `render(sink, None)` leaves `P` bare;
+- when silent statements follow and only one stage stays, `P` becomes `( P )` if that stage
+  could change the shell (a group, an assignment, `cd`, `exit`, …): bash ran it as a pipeline
+  member, in a subshell, so its `cd`, assignments or `exit` never reached the statements after
+  it (`{ cd sub; ls; } | head -1; [ -f a.txt ]`);
 - everything else — silent statements, comments, the pipeline's own redirections
   (`2>&1`, `< in.txt`) — stays byte for byte (slices are taken on UTF-8 bytes).
 
@@ -60,12 +68,15 @@ from pith.ext.guard._plan_statements import (
     FD_PATHS,
     Refusal,
     call_name,
+    check_kept,
     check_prefix,
     check_trailing,
     content_end,
     ends_in_view,
     is_silent,
+    is_test,
     members,
+    needs_subshell,
     offset,
     source_text,
     stages,
@@ -114,6 +125,8 @@ class _Edit:
     end: int
     keep_end: int
     kind: Literal["hoist", "window"]
+    subshell: bool = False
+    """For the window: run what stays as `( … )`, the subshell bash gave the pipeline member."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +199,8 @@ def _splice(
     for edit in edits:
         out += data[position : edit.start]
         body = data[edit.start : edit.keep_end]
+        if edit.subshell:
+            body = b"( " + body + b" )"
         if logical:
             out += body
         elif edit.kind == "hoist":
@@ -296,6 +311,13 @@ class _Planner:
             views.insert(0, view)
             cut -= 1
         kept = all_stages[:cut]
+        check_kept(kept)
+        following = index < len(stmts) - 1
+        if any(view.redirected for view in views) and any(map(is_test, stmts[index + 1 :])):
+            raise Refusal(
+                "a view writes a file and a test follows the pipeline: the test would run before "
+                "the guard applies the view"
+            )
 
         units = list(stmts[:index])
         prefix = child(child(stmt, "Cmd") or {}, "X") if len(chain) > 1 else None
@@ -327,9 +349,11 @@ class _Planner:
                 content_end(all_stages[-1]),
                 content_end(kept[-1]),
                 "window",
+                # Alone, a pipeline's first member would run in the shell itself: its `cd`
+                # or `exit` would reach the statements after it.
+                subshell=following and len(kept) == 1 and needs_subshell(kept[0]),
             )
         )
-        following = index < len(stmts) - 1
         return GuardPlan(
             original=self.tree.source,
             changed=True,

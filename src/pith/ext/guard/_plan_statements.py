@@ -27,13 +27,16 @@ __all__ = [
     "FD_PATHS",
     "Refusal",
     "call_name",
+    "check_kept",
     "check_prefix",
     "check_trailing",
     "content_end",
     "ends_in_view",
     "is_bare",
     "is_silent",
+    "is_test",
     "members",
+    "needs_subshell",
     "offset",
     "source_text",
     "stages",
@@ -156,6 +159,14 @@ _KINDS = {
     "CoprocClause": "a `coproc`",
     "SelectClause": "a `select` loop",
 }
+_STATEFUL_BUILTINS = word_set(
+    ". alias bg bind break builtin cd command complete compopt continue declare disown enable "
+    "eval exec exit export fc fg getopts hash history let local logout mapfile popd pushd read "
+    "readarray readonly return set shift shopt source suspend trap typeset ulimit umask unalias "
+    "unset wait"
+)
+"""bash's builtins (`compgen -b`) that can change the shell they run in (`printf -v` too);
+the others — `echo`, `pwd`, `test`, `true`, … — only print or answer."""
 _HOISTABLE = frozenset(
     {"CallExpr", "DeclClause", "TestClause", "ArithmCmd", "LetClause", "Block", "Subshell"}
 )
@@ -278,6 +289,45 @@ def _assigned_names(node: Node) -> list[str]:
 
 
 # --- around the final pipeline ----------------------------------------------------------
+
+
+def check_kept(kept: list[Node]) -> None:
+    """Refuse when the stages that stay start something in the background: a real pipe
+    waits for every process holding its write end, the bash tool stops reading shortly after
+    the shell exits, so late output would be lost."""
+    for stage in kept:
+        for node in walk(stage):
+            if (
+                node.get("Background")
+                or node.get("Coprocess")
+                or (node.get("Type") == "ProcSubst" and string(node, "Op") == ">(")
+            ):
+                raise Refusal(
+                    "the pipeline starts something in the background, whose late output a real "
+                    "pipe would wait for"
+                )
+
+
+def needs_subshell(stage: Node) -> bool:
+    """The stage, run on its own instead of as a pipeline member (which bash forks), could
+    change the shell itself — `cd`, `exit`, an assignment, a `{ …; }` group. A literal
+    external command cannot, nor can a builtin that only prints or answers (`echo`, `test`)."""
+    if (child(stage, "Cmd") or {}).get("Type") == "Subshell":
+        return False
+    name, words = call_name(stage)
+    if name == "printf":
+        return any(word is None or word.startswith("-v") for word in words[1:2])
+    # None: another compound command, an assignment alone, or a name that is not literal.
+    return name is None or name in _STATEFUL_BUILTINS
+
+
+def is_test(stmt: Node) -> bool:
+    """A `test`, `[ … ]` or `[[ … ]]` statement: silent, but it can look at files."""
+    cmd = child(stmt, "Cmd") or {}
+    if cmd.get("Type") == "TestClause":
+        return True
+    name, _ = call_name(stmt)
+    return name in ("test", "[")
 
 
 def check_trailing(trailing: list[Node], data: bytes) -> None:

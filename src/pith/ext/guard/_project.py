@@ -44,16 +44,37 @@ class ViewLike(Protocol):
 
 
 def in_process_view(view: ViewLike, data: bytes) -> bytes | None:
-    """A plain `head`/`tail` applied to `data`; None when the view must run as a program."""
+    """A plain `head`/`tail` applied to `data`; None when the view must run as a program.
+
+    Lines end at `\n` only, as head and tail count them (a progress bar's `\r` ends none);
+    a last line without a newline is a line. The cut is found with `find`/`rfind`, never by
+    splitting: the output of a long build can hold millions of lines."""
     if view.simple is None or view.count is None:
         return None
-    lines = data.splitlines(keepends=True)
     count = view.count
     if view.simple == "head":
-        return b"".join(lines[:count])
-    if view.from_start:
-        return b"".join(lines[max(count - 1, 0) :])
-    return b"".join(lines[max(len(lines) - count, 0) :]) if count else b""
+        return data[: _after_lines(data, count)]
+    if view.from_start:  # tail -n +N: from line N on (+0 is +1)
+        return data[_after_lines(data, max(count - 1, 0)) :]
+    if count == 0:
+        return b""
+    position = len(data) - 1 if data.endswith(b"\n") else len(data)
+    for _ in range(count):
+        position = data.rfind(b"\n", 0, position)
+        if position < 0:
+            return data
+    return data[position + 1 :]
+
+
+def _after_lines(data: bytes, count: int) -> int:
+    """Where the first `count` lines of `data` end (its end when it has fewer)."""
+    position = 0
+    for _ in range(count):
+        found = data.find(b"\n", position)
+        if found < 0:
+            return len(data)
+        position = found + 1
+    return position
 
 
 async def apply_views(

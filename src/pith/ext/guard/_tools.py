@@ -120,11 +120,13 @@ class GuardedTool:
             and settings.strip_pipelines
             and isinstance(command, str)
         ):
-            plan = plan_command(command)
+            plan = self._plan(command)
             if plan.changed:
-                return await self._guarded_bash(
+                guarded = await self._guarded_bash(
                     plan, call_id, args, signal, on_update, settings, renames
                 )
+                if guarded is not None:
+                    return guarded
         result = await self.inner.execute(call_id, args, signal, on_update)
         if renames:
             guard = {"version": CONTRACT_VERSION, "renames": _rename_records(renames)}
@@ -132,6 +134,20 @@ class GuardedTool:
         return result
 
     # --- bash -----------------------------------------------------------------------------------
+
+    def _plan(self, command: str) -> GuardPlan:
+        """The plan for `command` as the shell runs it: after the bash tool's command prefix
+        (the `shellCommandPrefix` setting), which must leave the plan as it is — a prefix that
+        sets `pipefail` or `LC_ALL`, or prints anything, leaves the command untouched."""
+        plan = plan_command(command)
+        prefix = getattr(self.inner, "command_prefix", None)
+        if not plan.changed or not isinstance(prefix, str) or not prefix.strip():
+            return plan
+        whole = plan_command(f"{prefix}\n{command}")
+        if whole.changed and whole.hoisted == plan.hoisted:
+            return plan
+        reason = whole.reason if not whole.changed else "the shell command prefix prints"
+        return GuardPlan(command, False, f"shellCommandPrefix: {reason}", cleaned=command)
 
     async def _guarded_bash(
         self,
@@ -142,23 +158,38 @@ class GuardedTool:
         on_update: UpdateCallback | None,
         settings: GuardSettings,
         renames: tuple[object, ...],
-    ) -> ToolResult:
+    ) -> ToolResult | None:
+        """The projected result; None (nothing ran) when the side-channel paths cannot be
+        quoted, so the command runs as it is."""
         folder = tempfile.mkdtemp(prefix="pith-guard-run-")
+        if "'" in folder:
+            os.rmdir(folder)
+            return None
         try:
             sink = os.path.join(folder, "sink.out") if plan.needs_sink else None
             marker = os.path.join(folder, "ran") if plan.needs_marker else None
             if sink is not None:
                 Path(sink).write_bytes(b"")  # opened before the run: `>>` can never fail
             cleaned = plan.render(sink, marker)
+            printed = False
+
+            def watch(update: ToolResult) -> None:
+                # The only way to tell output that is exactly "(no output)" from none: the
+                # live updates carry the output as printed.
+                nonlocal printed
+                printed = printed or any(
+                    isinstance(block, TextContent) and block.text for block in update.content
+                )
+                if on_update is not None:
+                    on_update(update)
+
             started = time.monotonic()
-            result = await self.inner.execute(
-                call_id, {**args, "command": cleaned}, signal, on_update
-            )
+            result = await self.inner.execute(call_id, {**args, "command": cleaned}, signal, watch)
             command_ms = (time.monotonic() - started) * 1000
             side = Path(sink).read_bytes() if sink is not None else b""
             ran = marker is None or os.path.exists(marker)
             return await self._projected(
-                plan, result, side, ran, command_ms, signal, settings, renames
+                plan, result, side, ran, printed, command_ms, signal, settings, renames
             )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -169,6 +200,7 @@ class GuardedTool:
         result: ToolResult,
         side: bytes,
         ran: bool,
+        printed: bool,
         command_ms: float,
         signal: AbortSignal,
         settings: GuardSettings,
@@ -183,7 +215,8 @@ class GuardedTool:
             assert isinstance(source, str)
             full = _read(source)
         else:
-            full = b"" if window == "(no output)" else window.encode("utf-8", "surrogateescape")
+            empty = window == "(no output)" and not printed
+            full = b"" if empty else window.encode("utf-8", "surrogateescape")
         guard: dict[str, object] = {
             "version": CONTRACT_VERSION,
             "originalCommand": plan.original,
@@ -195,9 +228,8 @@ class GuardedTool:
         slow = command_ms >= settings.fast_threshold_ms
         if not ran:
             # A prefix short-circuited: the pipeline (and its views) never ran.
-            body = side + full
             guard.update(outcome="full-output", capped=False)
-            return self._result(body, status, result, guard, source)
+            return self._result(side, full, status, result, guard, source)
         shell = find_shell(getattr(self.inner, "shell_path", None))
         projection: Projection = await apply_views(plan.views, full, self._cwd(), shell, signal)
         code = status if plan.has_following_statement else projection.exit_code
@@ -206,6 +238,9 @@ class GuardedTool:
         capped = truncate_tail(output, max_lines=DEFAULT_MAX_LINES, max_bytes=DEFAULT_MAX_BYTES)
         shown = capped.content
         path = source if isinstance(source, str) else None
+        if capped.truncated and (path is None or side):
+            # What was cut must stay readable; the run's own file lacks the side channel.
+            path = _persist(side + full)
         if slow and path is None:
             path = _persist(full)
         if capped.truncated:
@@ -256,20 +291,27 @@ class GuardedTool:
 
     def _result(
         self,
-        body: bytes,
+        side: bytes,
+        full: bytes,
         status: int,
         result: ToolResult,
         guard: dict[str, object],
         source: object,
     ) -> ToolResult:
-        text = body.decode("utf-8", "replace")
+        text = (side + full).decode("utf-8", "replace")
         capped = truncate_tail(text, max_lines=DEFAULT_MAX_LINES, max_bytes=DEFAULT_MAX_BYTES)
         shown = capped.content or "(no output)"
-        if capped.truncated and isinstance(source, str):
-            shown += f"\n\n[Showing the last {capped.output_lines} lines. Full output: {source}]"
+        details = dict(result.details) if isinstance(result.details, Mapping) else {}
+        if capped.truncated:
+            # Like the bash tool: say what was cut and where all of it is (with the side
+            # channel, which the run's own file lacks).
+            path = source if isinstance(source, str) and not side else _persist(side + full)
+            where = f" Full output: {path}" if path else ""
+            shown += f"\n\n[Showing the last {capped.output_lines} lines.{where}]"
+            if path:
+                details["fullOutputPath"] = guard["fullOutputPath"] = path
         if status != 0:
             shown += f"{_STATUS}{status}"
-        details = dict(result.details) if isinstance(result.details, Mapping) else {}
         details["guard"] = guard
         return ToolResult(content=[TextContent(text=shown)], details=details, is_error=status != 0)
 
