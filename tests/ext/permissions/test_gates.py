@@ -283,3 +283,16 @@ def test_the_deciding_rule_and_its_reason_are_reported(project: Path) -> None:
     assert decision.finding.rule is not None
     assert decision.finding.rule.reason == "Use pnpm instead."
     assert decision.finding.to_json()["reason"] == "Use pnpm instead."
+
+
+@pytest.mark.parametrize("command", ["timeout 60 pytest", "env CI=1 make", "nice -n 5 ls"])
+def test_visible_wrappers_are_allowed_when_bash_is_not_restricted(
+    project: Path, command: str
+) -> None:
+    assert bash({}, command, project) == "allow"
+    assert bash({"bash": "allow"}, command, project) == "ask"
+
+
+def test_hidden_commands_ask_even_when_nothing_is_restricted(project: Path) -> None:
+    assert bash({}, "eval ls", project) == "ask"
+    assert bash({}, 'bash -c "$SCRIPT"', project) == "ask"

@@ -246,7 +246,7 @@ def _bash_findings(
         approve = (("bash", suggest_command(unit.texts[0])),) if unit.texts else ()
         if best is None:
             continue
-        if unit.wrapper is not None and best.state == "allow":
+        if unit.wrapper is not None and best.state == "allow" and _floors(unit.wrapper, rules):
             kind = "runs a command it hides" if unit.wrapper == "opaque" else "runs another command"
             out.append(
                 Finding(
@@ -262,6 +262,17 @@ def _bash_findings(
         else:
             out.append(_finding(best, "tool", approve=approve))
     return out
+
+
+def _floors(wrapper: str, rules: Ruleset) -> bool:
+    """Whether a wrapper's allow becomes an ask. A command that hides what it runs (`eval`,
+    `bash -c`, a name that is not literal) always asks. One that runs a visible command
+    (`timeout`, `env`, `xargs`, …) — which is judged as well — asks only when bash commands
+    are restricted at all (rules on `bash` or `*`): with nothing to get around, `timeout 60
+    pytest` is as allowed as `pytest`."""
+    if wrapper == "opaque":
+        return True
+    return rules.has_own_rules("bash") or rules.has_own_rules("*")
 
 
 def decide(
