@@ -205,3 +205,24 @@ def test_accumulator_snapshot_equals_truncating_the_whole_decoded_output(
         assert snapshot.content == expected.content
     else:  # trimmed at a line start, as Pi's accumulator does: still the end of the output
         assert whole.endswith(snapshot.content) or whole[:-1].endswith(snapshot.content)
+
+
+def test_a_wrapper_can_receive_the_output_byte_for_byte(tmp_path: Path) -> None:
+    import asyncio
+
+    from pith.agent import AbortController
+    from pith.tools.bash import RAW_OUTPUT, BashTool
+
+    received: list[bytes | None] = []
+
+    async def scenario() -> None:
+        token = RAW_OUTPUT.set(received.append)
+        try:
+            await BashTool(str(tmp_path)).execute(
+                "c1", {"command": "printf 'caf\\351\\n'"}, AbortController().signal, None
+            )
+        finally:
+            RAW_OUTPUT.reset(token)
+
+    asyncio.run(scenario())
+    assert received == [b"caf\xe9\n"]

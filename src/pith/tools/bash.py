@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import fcntl
 import math
 import os
@@ -28,7 +29,14 @@ from pith.tools._base import BuiltinTool
 from pith.tools.output import OutputAccumulator, OutputSnapshot
 from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
-__all__ = ["BashTool", "ShellRun", "find_shell", "run_shell"]
+__all__ = ["RAW_OUTPUT", "BashTool", "ShellRun", "find_shell", "run_shell"]
+
+RAW_OUTPUT: contextvars.ContextVar[Callable[[bytes | None], None] | None] = contextvars.ContextVar(
+    "pith_bash_raw_output", default=None
+)
+"""Set (in the task that calls the bash tool) to receive the command's output byte for byte
+when it stayed in memory, None when it went to the full-output file: for wrappers that
+post-process the output (the tool guard) without the tool's decoding."""
 
 MAX_TIMEOUT_SECONDS = 2_147_483.647
 UPDATE_INTERVAL_SECONDS = 0.1
@@ -192,6 +200,9 @@ class _Run:
         if self.on_update is not None:
             self.on_update(ToolResult(content=[]))
         run = await self.run(seconds)
+        receiver = RAW_OUTPUT.get()
+        if receiver is not None:
+            receiver(self.output.raw_output())
         snapshot = run.snapshot
         if run.killed_by == "abort":
             raise ToolError(_with_status(self._format(snapshot, "")[0], "Command aborted"))

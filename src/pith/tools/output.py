@@ -175,6 +175,13 @@ class OutputAccumulator:
             writer, self._file = self._file, None
             writer.close()
 
+    def raw_output(self) -> bytes | None:
+        """Everything printed, byte for byte, when it was small enough to keep in memory; None
+        when it went to the full-output file (read that instead)."""
+        if self.full_output_path is not None:
+            return None
+        return b"".join(self._raw_chunks)
+
     def full_text(self) -> str:
         """Everything printed, when it was small enough to keep in memory (no file)."""
         return b"".join(self._raw_chunks).decode("utf-8", "replace")

@@ -26,7 +26,7 @@ from pith.ai import UNSET, TextContent, to_builtins
 from pith.ext.guard._arguments import normalize_arguments
 from pith.ext.guard._plan import GuardPlan, plan_command
 from pith.ext.guard._project import Projection, apply_views
-from pith.tools.bash import find_shell
+from pith.tools.bash import RAW_OUTPUT, find_shell
 from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 
 __all__ = ["CONTRACT_VERSION", "GuardSettings", "GuardedTool", "sweep_logs"]
@@ -183,13 +183,21 @@ class GuardedTool:
                 if on_update is not None:
                     on_update(update)
 
+            raw: list[bytes | None] = []
+            token = RAW_OUTPUT.set(raw.append)  # the output byte for byte, not decoded
             started = time.monotonic()
-            result = await self.inner.execute(call_id, {**args, "command": cleaned}, signal, watch)
+            try:
+                result = await self.inner.execute(
+                    call_id, {**args, "command": cleaned}, signal, watch
+                )
+            finally:
+                RAW_OUTPUT.reset(token)
             command_ms = (time.monotonic() - started) * 1000
             side = Path(sink).read_bytes() if sink is not None else b""
             ran = marker is None or os.path.exists(marker)
+            output = raw[0] if raw else None
             return await self._projected(
-                plan, result, side, ran, printed, command_ms, signal, settings, renames
+                plan, result, side, ran, printed, output, command_ms, signal, settings, renames
             )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -201,6 +209,7 @@ class GuardedTool:
         side: bytes,
         ran: bool,
         printed: bool,
+        raw: bytes | None,
         command_ms: float,
         signal: AbortSignal,
         settings: GuardSettings,
@@ -211,7 +220,9 @@ class GuardedTool:
         source = details.get("fullOutputPath") if isinstance(details, Mapping) else None
         window, status = _split_status(text, result.is_error)
         truncated = isinstance(source, str) and bool(details.get("truncation"))
-        if truncated:
+        if raw is not None:
+            full = raw  # exactly what the command printed (invalid UTF-8 included)
+        elif truncated:
             assert isinstance(source, str)
             full = _read(source)
         else:
