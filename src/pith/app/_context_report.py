@@ -3,16 +3,23 @@
 The report is built from the same `Agent.next_context()` the next request uses, so what it
 shows is what the model will get (system prompt, tools and their schemas, every message after
 the context hooks), with a chars/4 estimate per block and the total against the window.
+
+Tool results a `context` hook replaced (the pruner's stubs) are listed with the call they
+stand for and the tokens before and after: found by comparing the history before the hooks
+with the messages after them, by tool call id and timestamp, so any extension's replacement
+shows up and `pith.app` needs nothing from the extension itself.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pith.ai import (
     UNSET,
+    AgentMessage,
     AssistantMessage,
     Context,
     ImageContent,
@@ -60,6 +67,26 @@ class CompactionLine:
 
 
 @dataclass
+class PrunedLine:
+    """A tool result the context hooks replaced in this request (a pruner stub)."""
+
+    index: int
+    """Its number among the listed messages."""
+    ref: str | None
+    """The recovery ref the stub names (`t12`), if it names one."""
+    tool_call_id: str
+    tool_name: str
+    arguments: dict[str, object]
+    """The arguments of the call whose result was replaced ({} when the call is not found)."""
+    tokens_before: int
+    tokens_after: int
+
+
+_STUB_REF = re.compile(r'context_tree_query\(\["([^"]+)"\]\)')
+"""How a pruner stub names its ref: `Recover with context_tree_query(["t12"])`."""
+
+
+@dataclass
 class ContextReport:
     model: Model
     session: SessionStore
@@ -79,6 +106,12 @@ class ContextReport:
     """How many compactions the active branch holds."""
     threshold: int | None = None
     """Above this many context tokens pith compacts on its own (None: it never does)."""
+    pruned: list[PrunedLine] = field(default_factory=list)
+    """Tool results the context hooks replaced, in message order."""
+
+    @property
+    def tokens_saved(self) -> int:
+        return sum(line.tokens_before - line.tokens_after for line in self.pruned)
 
     @property
     def total(self) -> int:
@@ -133,7 +166,10 @@ def build_report(
     sections: Sequence[PromptSection] = (),
     templates: Sequence[str] = (),
     rules: ResolvedCompactionSettings | None = None,
+    history: Sequence[AgentMessage] | None = None,
 ) -> ContextReport:
+    """The report on `context`; `history` is the agent's messages before the context hooks
+    ran, to list the tool results they replaced."""
     tool_tokens = {
         tool.name: estimate_text_tokens(
             json.dumps(
@@ -169,7 +205,54 @@ def build_report(
         )
     if rules is not None and rules.enabled and model.context_window > 0:
         report.threshold = model.context_window - rules.reserve_tokens
+    if history is not None:
+        report.pruned = replaced_results(history, context.messages)
     return report
+
+
+def replaced_results(
+    history: Sequence[AgentMessage], messages: Sequence[Message]
+) -> list[PrunedLine]:
+    """The tool results of `messages` whose content differs from the same result (same tool
+    call id and timestamp) in `history`, with the call each answered."""
+    originals: dict[tuple[str, float], ToolResultMessage] = {}
+    calls: dict[str, ToolCall] = {}
+    for message in history:
+        if isinstance(message, ToolResultMessage):
+            originals[(message.tool_call_id, float(message.timestamp))] = message
+        elif isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ToolCall):
+                    calls[block.id] = block
+    lines = []
+    for index, message in enumerate(messages, start=1):
+        if not isinstance(message, ToolResultMessage):
+            continue
+        original = originals.get((message.tool_call_id, float(message.timestamp)))
+        if original is None or original.content == message.content:
+            continue
+        text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+        found = _STUB_REF.search(text)
+        call = calls.get(message.tool_call_id)
+        lines.append(
+            PrunedLine(
+                index=index,
+                ref=found.group(1) if found else None,
+                tool_call_id=message.tool_call_id,
+                tool_name=message.tool_name,
+                arguments=dict(call.arguments) if call is not None else {},
+                tokens_before=estimate_tokens(original),
+                tokens_after=estimate_tokens(message),
+            )
+        )
+    return lines
+
+
+def _call_text(line: PrunedLine) -> str:
+    arguments = ", ".join(
+        f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in line.arguments.items()
+    )
+    return f"{line.tool_name}({arguments})"
 
 
 def _kept_from(
@@ -211,10 +294,28 @@ def render_report(report: ContextReport) -> str:
     window = report.model.context_window
     share = f" ({report.total / window:.1%} of the window)" if window else ""
     lines += ["", f"total ~{report.total:,} tokens{share}"]
+    lines += _pruned_lines(report)
     lines += _compaction_lines(report)
     if session.warnings:
         lines += ["", *(f"warning: {warning}" for warning in session.warnings)]
     return "\n".join(lines)
+
+
+def _pruned_lines(report: ContextReport) -> list[str]:
+    if not report.pruned:
+        return []
+    count = len(report.pruned)
+    lines = [
+        f"pruned: {count} tool result{'s' if count > 1 else ''} replaced by stubs, "
+        f"~{report.tokens_saved:,} tokens saved"
+    ]
+    for line in report.pruned:
+        ref = line.ref or "-"
+        lines.append(
+            f"  {ref:>5}  message {line.index:<5} {_preview(_call_text(line), 50):<50} "
+            f"~{line.tokens_before:>7,} → ~{line.tokens_after:,}"
+        )
+    return lines
 
 
 def _compaction_lines(report: ContextReport) -> list[str]:
@@ -288,6 +389,21 @@ def report_to_json(report: ContextReport) -> dict[str, object]:
             for line, message in zip(report.messages, context.messages, strict=True)
         ],
         "totalTokens": report.total,
+        "pruned": {
+            "results": [
+                {
+                    "ref": line.ref,
+                    "message": line.index,
+                    "toolCallId": line.tool_call_id,
+                    "toolName": line.tool_name,
+                    "arguments": line.arguments,
+                    "tokensBefore": line.tokens_before,
+                    "tokensAfter": line.tokens_after,
+                }
+                for line in report.pruned
+            ],
+            "tokensSaved": report.tokens_saved,
+        },
         "compaction": _compaction_json(report),
     }
 

@@ -92,6 +92,7 @@ async def _run(argv: list[str]) -> int:
     )
     await session.start()
     try:
+        history = list(session.agent.messages)  # before the context hooks: to show stubs
         context = await session.agent.next_context()
     finally:
         await session.shutdown()
@@ -103,6 +104,7 @@ async def _run(argv: list[str]) -> int:
         session.prompt_sections(),
         [f"/{template.name}" for template in session.resources.prompt_templates],
         compaction_rules(session),
+        history,
     )
     if options.json:
         json.dump(report_to_json(report), sys.stdout, ensure_ascii=False)

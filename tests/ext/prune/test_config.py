@@ -9,7 +9,7 @@ def test_no_settings_gives_the_defaults_with_pruning_on() -> None:
     config, problems = read_config(None)
     assert config == PruneConfig()
     assert config.enabled
-    assert config.strategy == "mask"
+    assert config.strategy == "auto"
     assert config.protected_paths == ("**/skills/**/*.md",)
     assert (config.min_batch_chars, config.min_gain_tokens) == (1000, 2000)
     assert (config.spill_threshold, config.spill_preview_bytes) == (65536, 2048)

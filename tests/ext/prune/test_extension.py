@@ -54,6 +54,11 @@ class World:
     tmp_path: Path
     ui: NoticeUI = field(default_factory=NoticeUI)
 
+    def settings(self, **prune: object) -> None:
+        """Write the agent's settings.json with these `prune` values."""
+        self.agent.mkdir(parents=True, exist_ok=True)
+        (self.agent / "settings.json").write_text(json.dumps({"prune": prune}))
+
     @property
     def work(self) -> Path:
         return self.tmp_path / "work"
@@ -122,6 +127,7 @@ def make_world(tmp_path: Path) -> World:
     (world.work / "AGENTS.md").write_text(RULES)
     (world.work / "app.py").write_text(source("app"))
     (world.work / "lib.py").write_text(source("lib"))
+    world.settings(strategy="mask")
     return world
 
 
@@ -197,8 +203,7 @@ def test_a_finished_batch_is_masked_protected_reads_stay_and_outputs_come_back(
 
 def test_nothing_is_masked_when_the_gain_is_small(tmp_path: Path) -> None:
     world = make_world(tmp_path)
-    (world.agent).mkdir(parents=True, exist_ok=True)
-    (world.agent / "settings.json").write_text(json.dumps({"prune": {"minGainTokens": 100000}}))
+    world.settings(minGainTokens=100000, strategy="mask")
     script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
     with FakeServer(script) as server:
         world.run(server, "read", "again")
@@ -208,8 +213,7 @@ def test_nothing_is_masked_when_the_gain_is_small(tmp_path: Path) -> None:
 
 def test_off_in_settings_then_on_and_now_indexes_the_past(tmp_path: Path) -> None:
     world = make_world(tmp_path)
-    world.agent.mkdir(parents=True, exist_ok=True)
-    (world.agent / "settings.json").write_text(json.dumps({"prune": {"enabled": False}}))
+    world.settings(enabled=False, strategy="mask")
     script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
     with FakeServer(script) as server:
         world.run(server, "read", "/pruner on", "/pruner now", "/pruner status", "again")
@@ -246,8 +250,7 @@ def test_a_trivial_batch_is_skipped_and_remembered(tmp_path: Path) -> None:
 
 def test_a_huge_result_is_spilled_and_recovered_from_its_file(tmp_path: Path) -> None:
     world = make_world(tmp_path)
-    world.agent.mkdir(parents=True, exist_ok=True)
-    (world.agent / "settings.json").write_text(json.dumps({"prune": {"spillThreshold": 4000}}))
+    world.settings(spillThreshold=4000, strategy="mask")
     script = {
         "turns": [
             {"tool_calls": [call("read", path="app.py"), call("read", path="lib.py")]},

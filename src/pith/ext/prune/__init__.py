@@ -1,21 +1,24 @@
 """The context pruner: finished tool-call batches leave the outgoing context as short stubs,
 the raw outputs stay recoverable, protected content stays verbatim (issue 10, spec
-extensions.md part A; strategy `mask`).
+extensions.md part A; strategies `summarize` and `mask`).
 
 Glob contract (`_glob`), protection (`_protect`), settings (`_config`), persisted entries
 (`_records`), the index (`_index`), capture (`_capture`), spill files (`_spill`), stubs
-(`_stub`), render-time masking (`_render`), the recovery tool (`_query`); wired to pith by
-`_extension`.
+(`_stub`), render-time masking (`_render`), the recovery tool (`_query`), summaries: what to
+summarize and the prompt (`_summary`), the request (`_summarizer`), model choice, fallback and
+early requests (`_summaries`); wired to pith by `_extension`.
 """
 
 from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig, read_config
 from pith.ext.prune._extension import register
 from pith.ext.prune._glob import compile_glob, glob_match
 from pith.ext.prune._protect import is_protected
-from pith.ext.prune._stub import mask_stub
+from pith.ext.prune._stub import mask_stub, summary_stub
+from pith.ext.prune._summary import SUMMARY_SYSTEM_PROMPT
 
 __all__ = [
     "ALWAYS_PROTECTED",
+    "SUMMARY_SYSTEM_PROMPT",
     "PruneConfig",
     "compile_glob",
     "glob_match",
@@ -23,4 +26,5 @@ __all__ = [
     "mask_stub",
     "read_config",
     "register",
+    "summary_stub",
 ]

@@ -5,7 +5,10 @@ Keys (settings.json, `"prune": {...}`), following spec/extensions.md A.2:
 | key | default | meaning |
 |---|---|---|
 | `enabled` | true | master switch (`/pruner off` turns it off for the session) |
-| `strategy` | `"mask"` | `mask`; `summarize` is accepted but not built yet (falls back to mask) |
+| `strategy` | auto | `summarize` (LLM summary per batch) or `mask` (stub, no model call) |
+| `summarizerModel` | `"default"` | `provider/id` of the summarizer; `default`: session model |
+| `summarizerIdleTimeoutMs` | 20000 | give up a summary after this much stream silence (0: never) |
+| `summarizerMaxTimeoutMs` | 180000 | give up a summary after this long in all (0: never) |
 | `minBatchChars` | 1000 | a batch with fewer raw chars is not indexed (0: no minimum) |
 | `minGainTokens` | 2000 | no pruning that frees fewer estimated tokens (chars/4) |
 | `keepRecentTurns` | 0 | also keep this many user turns before the current one raw |
@@ -15,6 +18,8 @@ Keys (settings.json, `"prune": {...}`), following spec/extensions.md A.2:
 | `dedupByContentHash` | true | an identical re-read aliases the earlier record |
 | `spillThreshold` | 65536 | chars of one result that go to a sidecar file |
 | `spillPreviewBytes` | 2048 | head preview of a spilled result kept in its stub |
+
+An unset `strategy` means `summarize` when the session has a model, `mask` otherwise.
 
 `**/AGENTS.md`, `**/CLAUDE.md` and the session's loaded context files are always protected,
 whatever `protectedPaths` says.
@@ -36,7 +41,11 @@ STRATEGIES = ("mask", "summarize")
 @dataclass(frozen=True)
 class PruneConfig:
     enabled: bool = True
-    strategy: str = "mask"
+    strategy: str = "auto"
+    """`mask`, `summarize`, or `auto` (not set: `summarize` when there is a model)."""
+    summarizer_model: str = "default"
+    summarizer_idle_timeout_ms: int = 20000
+    summarizer_max_timeout_ms: int = 180000
     min_batch_chars: int = 1000
     min_gain_tokens: int = 2000
     keep_recent_turns: int = 0
@@ -48,6 +57,13 @@ class PruneConfig:
     spill_preview_bytes: int = 2048
     context_files: frozenset[str] = field(default_factory=frozenset)
     """Absolute paths of the AGENTS.md / CLAUDE.md files loaded into the system prompt."""
+
+    def effective_strategy(self, has_model: bool) -> str:
+        """The strategy in force: `auto` is `summarize` with a model, `mask` without; an
+        explicit `summarize` without a model is `mask` too (nothing to ask)."""
+        if self.strategy == "mask" or not has_model:
+            return "mask"
+        return "summarize"
 
     def with_context_files(self, paths: frozenset[str]) -> PruneConfig:
         return replace(self, context_files=paths)
@@ -61,6 +77,8 @@ _INTS = {
     "recoveryGraceTurns": ("recovery_grace_turns", 0),
     "spillThreshold": ("spill_threshold", 1),
     "spillPreviewBytes": ("spill_preview_bytes", 0),
+    "summarizerIdleTimeoutMs": ("summarizer_idle_timeout_ms", 0),
+    "summarizerMaxTimeoutMs": ("summarizer_max_timeout_ms", 0),
 }
 _BOOLS = {"enabled": "enabled", "dedupByContentHash": "dedup_by_content_hash"}
 _LISTS = {"protectedTools": "protected_tools", "protectedPaths": "protected_paths"}
@@ -104,7 +122,17 @@ def read_config(raw: object) -> tuple[PruneConfig, list[str]]:
             if value in STRATEGIES:
                 values["strategy"] = value
             else:
-                problems.append(f'{where} must be "mask" or "summarize"; got {value!r}, using mask')
+                problems.append(
+                    f'{where} must be "mask" or "summarize"; got {value!r}, using the default'
+                )
+        elif name == "summarizerModel":
+            if isinstance(value, str) and value.strip():
+                values["summarizer_model"] = value.strip()
+            else:
+                problems.append(
+                    f'{where} must be "default" or "provider/model-id"; got {value!r}, '
+                    "using the session model"
+                )
         else:
             problems.append(f"{where} is not a pruner setting (ignored)")
     return replace(config, **values), problems  # type: ignore[arg-type]

@@ -1,27 +1,38 @@
-"""The context pruner as an extension (strategy `mask`).
+"""The context pruner as an extension (strategies `summarize` and `mask`).
 
 - `session_start` / `session_tree`: read the `prune` settings, rebuild the index from the
   branch's entries (a branch left behind takes its records with it).
 - `before_agent_start`: the loaded context files (AGENTS.md, CLAUDE.md) join the protected
-  paths.
+  paths; with `summarize`, the batches the new prompt makes prunable are summarized (`_summary`,
+  `_summarizer`) and each summary is recorded as a `prune-summary` custom message just before
+  the prompt: while idle, so it starts no turn and steers nothing.
 - `turn_end`: capture the turn's tool calls as one batch (`_capture`), spill huge results,
   write the entries (`_records`).
+- `agent_end`: with `summarize`, start the summaries the next prompt will record.
 - `context`: stub the finished batches' results in this request only (`_render`); the same
   list when nothing changes.
 - tool `context_tree_query`: the raw outputs back (`_query`); offered from the first run
   that starts with records in the index.
 - `/pruner on|off|status|now|help`.
+
+Summary delivery: `api.send_message(..., display=False)` while pith is idle (the handler runs
+before the run starts) records the message at once and appends it to the conversation, with
+no turn and no steering (spec A.5: a steered summary makes the model answer it). A batch whose
+summary fails is masked instead, one whose summary is longer than its results stays raw; both
+outcomes are persisted (`prune-summary-outcome`) so a reload renders the same bytes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
 from pith.agent import AbortSignal, ToolResult, UpdateCallback
-from pith.ai import ToolResultMessage
+from pith.ai import AgentMessage, ToolResultMessage
 from pith.errors import PithError
 from pith.ext.prune._capture import (
     BatchPlan,
@@ -42,14 +53,22 @@ from pith.ext.prune._records import (
     ALIAS_TYPE,
     FRONTIER_TYPE,
     INDEX_TYPE,
+    OUTCOME_TYPE,
+    SUMMARY_TYPE,
     Frontier,
     IndexEntry,
+    SummaryOutcome,
     ToolCallRecord,
     occurrence_key,
 )
 from pith.ext.prune._render import RenderStats, render
 from pith.ext.prune._spill import preview, spill_path, write_spill
 from pith.ext.prune._stub import QUERY_TOOL
+from pith.ext.prune._summaries import Summaries, summary_details
+from pith.ext.prune._summary import (
+    SummaryJob,
+    plan_jobs,
+)
 from pith.extensions import (
     ContextResult,
     ExtensionAPI,
@@ -59,20 +78,21 @@ from pith.extensions import (
     text_result,
 )
 from pith.extensions.events import BeforeAgentStart, ContextEvent, TurnEnd
-from pith.session import CustomEntry, MessageEntry, SessionStore
+from pith.session import CustomEntry, CustomMessageEntry, MessageEntry, SessionStore
 from pith.tools.truncate import count_lines
 
 __all__ = ["HELP", "Pruner", "register"]
 
 SUBCOMMANDS = ("status", "on", "off", "now", "help")
 
-HELP = """/pruner — the context pruner (strategy mask)
+HELP = """/pruner — the context pruner (strategy summarize, or mask)
   /pruner status   what is indexed, what the last request masked, the protected paths
   /pruner on       prune in this session
   /pruner off      stop pruning in this session (settings: "prune": {"enabled": false})
-  /pruner now      index every finished tool-call batch not captured yet
+  /pruner now      index every finished tool-call batch not captured yet (and summarize)
   /pruner help     this text
-Pruned results read [pruned tN: …]; the model gets them back with context_tree_query."""
+Pruned results read [pruned tN: …] or [summarized tN: …]; the model gets them back with
+context_tree_query."""
 
 
 @dataclass
@@ -91,6 +111,9 @@ class Pruner:
     request masks something, or `/pruner now`), so a session the pruner never changes holds
     exactly what it would without it. Capture is a function of the branch, so what was not
     written is captured again on load."""
+    summaries: Summaries = field(default_factory=Summaries)
+    seen: list[AgentMessage] | None = None
+    """The messages of the last request (what is in the context now), for summarizing."""
 
     @property
     def active(self) -> bool:
@@ -102,18 +125,26 @@ class Pruner:
         config, problems = read_config(ctx.settings.get("prune"))
         for problem in problems:
             ctx.ui.notify(problem, "warning")
-        if config.strategy == "summarize":
-            ctx.ui.notify('prune.strategy "summarize" is not built yet; using "mask"', "warning")
         self.config = config.with_context_files(self.context_files)
+        self.summaries.choose(self.config, ctx)
         self.rebuild(ctx)
+
+    def strategy(self, ctx: ExtensionContext) -> str:
+        """`summarize` or `mask`, as things are now (no model: mask)."""
+        return self.config.effective_strategy(ctx.model is not None)
 
     def rebuild(self, ctx: ExtensionContext) -> None:
         store = ctx.session
         branch = store.get_branch() if store is not None else []
         self.index = PruneIndex.from_entries(
-            (entry.custom_type, entry.data) for entry in branch if isinstance(entry, CustomEntry)
+            (entry.custom_type, entry.data if isinstance(entry, CustomEntry) else entry.details)
+            for entry in branch
+            if isinstance(entry, CustomEntry)
+            or (isinstance(entry, CustomMessageEntry) and entry.custom_type == SUMMARY_TYPE)
         )
         self.pending = []
+        self.seen = None
+        self.summaries.drop()
         self.last = RenderStats()
         for problem in self.index.problems:
             ctx.ui.notify(problem, "warning")
@@ -127,7 +158,7 @@ class Pruner:
     def on_session_tree(self, event: object, ctx: ExtensionContext) -> None:
         self.rebuild(ctx)
 
-    def on_before_agent_start(self, event: BeforeAgentStart, ctx: ExtensionContext) -> None:
+    async def on_before_agent_start(self, event: BeforeAgentStart, ctx: ExtensionContext) -> None:
         options = event.system_prompt_options
         files = frozenset(item.path for item in options.context_files)
         if files != self.context_files:
@@ -140,6 +171,8 @@ class Pruner:
             tool = self.api.get_tool(QUERY_TOOL)
             if tool is not None:
                 options.tools.append(tool)
+        if self.active and self.strategy(ctx) == "summarize":
+            await self.summarize(ctx)
 
     # --- capture -----------------------------------------------------------------------------
 
@@ -221,12 +254,91 @@ class Pruner:
                 calls += len(plan.calls)
         return batches, calls
 
+    # --- summarize -----------------------------------------------------------------------------
+
+    def context_messages(self, ctx: ExtensionContext) -> Sequence[AgentMessage]:
+        if self.seen is not None:
+            return self.seen
+        store = ctx.session
+        if store is None:
+            return []
+        return [e.message for e in store.get_branch() if isinstance(e, MessageEntry)]
+
+    def on_agent_end(self, event: object, ctx: ExtensionContext) -> None:
+        """Start the summaries the next prompt will record, so it need not wait for them."""
+        if not self.active or self.strategy(ctx) != "summarize":
+            return
+        jobs = plan_jobs(self.context_messages(ctx), self.index, self.config, ctx.cwd)
+        self.summaries.start(jobs, self.config, ctx)
+
+    def on_session_shutdown(self, event: object, ctx: ExtensionContext) -> None:
+        self.summaries.drop()
+
+    def on_session_compact(self, event: object, ctx: ExtensionContext) -> None:
+        # The compaction summary replaced the old results: nothing is left to summarize until
+        # the next request shows what the context holds now.
+        self.seen = []
+        self.summaries.drop()
+
+    async def summarize(self, ctx: ExtensionContext) -> int:
+        """Summarize the batches a new prompt makes prunable; returns how many summaries were
+        recorded. Never raises for the summarizer's sake: a failed batch is masked."""
+        if not ctx.is_idle():
+            return 0  # a summary recorded mid-run would steer; the next prompt does it
+        jobs = plan_jobs(self.context_messages(ctx), self.index, self.config, ctx.cwd)
+        if not jobs:
+            return 0
+        self.flush(ctx)  # the records (and their refs) before the summaries that name them
+        replies = await self.summaries.collect(jobs, self.config, ctx)
+        recorded = 0
+        for job, (text, model_key) in zip(jobs, replies, strict=True):
+            if text is None:
+                self.decide(job, "masked", model_key, ctx)
+            elif len(text) >= job.raw_chars:
+                self.decide(job, "kept-raw", "the summary was longer than the results", ctx)
+            else:
+                try:
+                    await self.api.send_message(
+                        SUMMARY_TYPE,
+                        text,
+                        display=False,
+                        details=summary_details(job, model_key),
+                        deliver_as="follow_up",  # idle: recorded at once, no turn
+                    )
+                except PithError as error:
+                    ctx.ui.notify(f"cannot record a pruner summary: {error}", "warning")
+                    continue
+                self.index.decide(job.keys, "summarized")
+                recorded += 1
+        return recorded
+
+    def decide(
+        self,
+        job: SummaryJob,
+        outcome: Literal["masked", "kept-raw"],
+        reason: str,
+        ctx: ExtensionContext,
+    ) -> None:
+        """Persist a batch that gets no summary: masked (the summarizer failed) or kept raw."""
+        if outcome == "masked":
+            refs = f"{job.refs[0]}–{job.refs[-1]}" if len(job.refs) > 1 else job.refs[0]
+            ctx.ui.notify(f"no summary for {refs} ({reason}); masked instead", "warning")
+        entry = SummaryOutcome(keys=list(job.keys), outcome=outcome, reason=reason)
+        try:
+            self.api.append_entry(OUTCOME_TYPE, msgspec.to_builtins(entry))
+        except PithError as error:
+            ctx.ui.notify(f"cannot record the pruner's index: {error}", "warning")
+            return
+        self.index.decide(job.keys, entry.outcome)
+
     # --- render --------------------------------------------------------------------------------
 
     def on_context(self, event: ContextEvent, ctx: ExtensionContext) -> ContextResult | None:
         if not self.active:
             return None
-        messages, stats = render(event.messages, self.index, self.config, ctx.cwd)
+        self.seen = event.messages
+        strategy = self.strategy(ctx)
+        messages, stats = render(event.messages, self.index, self.config, ctx.cwd, strategy)
         self.last = stats
         if messages is event.messages:
             return None
@@ -272,12 +384,19 @@ class Pruner:
 
     # --- /pruner -------------------------------------------------------------------------------
 
+    def strategy_name(self) -> str:
+        if self.config.strategy == "mask":
+            return "mask"
+        named = self.summaries.summarizer
+        model = named.key if named is not None else "the session model"
+        return f"summarize with {model} (mask without a model)"
+
     def status(self) -> str:
         state = "on" if self.active else "off"
         source = "settings" if self.override is None else "this session"
         aliases = len(self.index.aliases)
         lines = [
-            f"pruner: {state} ({source}), strategy mask",
+            f"pruner: {state} ({source}), strategy {self.strategy_name()}",
             f"indexed: {len(self.index.records)} results, {aliases} identical re-reads",
             f"frontier: {self.index.frontier or 'none'}"
             + (f" ({len(self.pending)} entries not written yet)" if self.pending else ""),
@@ -289,7 +408,7 @@ class Pruner:
         ]
         return "\n".join(lines)
 
-    def command(self, args: str, ctx: ExtensionContext) -> None:
+    async def command(self, args: str, ctx: ExtensionContext) -> None:
         word = args.strip().split()[0] if args.strip() else "status"
         if word == "on":
             self.override = True
@@ -303,6 +422,9 @@ class Pruner:
             batches, calls = self.capture_pending(ctx)
             self.flush(ctx)
             ctx.ui.notify(f"indexed {batches} batches ({calls} tool results)")
+            if self.active and self.strategy(ctx) == "summarize":
+                summaries = await self.summarize(ctx)
+                ctx.ui.notify(f"summarized {summaries} batches")
         elif word == "help":
             ctx.ui.notify(HELP)
         else:
@@ -317,6 +439,9 @@ def register(api: ExtensionAPI) -> None:
     api.on("before_agent_start", pruner.on_before_agent_start)
     api.on("turn_end", pruner.on_turn_end)
     api.on("context", pruner.on_context)
+    api.on("agent_end", pruner.on_agent_end)
+    api.on("session_shutdown", pruner.on_session_shutdown)
+    api.on("session_compact", pruner.on_session_compact)
     api.register_tool(
         ToolDefinition(
             name=QUERY_TOOL,

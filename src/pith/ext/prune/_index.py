@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import msgspec
 
@@ -15,13 +16,19 @@ from pith.ext.prune._records import (
     ALIAS_TYPE,
     FRONTIER_TYPE,
     INDEX_TYPE,
+    OUTCOME_TYPE,
+    SUMMARY_TYPE,
     DedupAlias,
     Frontier,
     IndexEntry,
+    SummaryDetails,
+    SummaryOutcome,
     ToolCallRecord,
 )
 
-__all__ = ["PruneIndex"]
+Decision = Literal["summarized", "masked", "kept-raw"]
+
+__all__ = ["Decision", "PruneIndex"]
 
 
 @dataclass
@@ -35,6 +42,10 @@ class PruneIndex:
     by_hash: dict[str, str] = field(default_factory=dict)
     by_id: dict[str, list[str]] = field(default_factory=dict)
     """Raw tool-call id -> its occurrence keys (records and aliases), in order."""
+    batches: list[list[str]] = field(default_factory=list)
+    """The records' keys, one list per indexed batch (assistant turn), in branch order."""
+    decisions: dict[str, Decision] = field(default_factory=dict)
+    """What the `summarize` strategy decided for a record (none yet: not summarized)."""
     frontier: str | None = None
     """The occurrence key of the last call attempted (indexed or skipped)."""
     problems: list[str] = field(default_factory=list)
@@ -52,15 +63,23 @@ class PruneIndex:
                     index.add_alias(msgspec.convert(data, DedupAlias))
                 elif custom_type == FRONTIER_TYPE:
                     index.frontier = msgspec.convert(data, Frontier).key
+                elif custom_type == SUMMARY_TYPE:
+                    details = msgspec.convert(data, SummaryDetails)
+                    index.decide([ref.key for ref in details.tool_call_refs], "summarized")
+                elif custom_type == OUTCOME_TYPE:
+                    outcome = msgspec.convert(data, SummaryOutcome)
+                    index.decide(outcome.keys, outcome.outcome)
             except msgspec.ValidationError as error:
                 index.problems.append(f"a {custom_type} entry is malformed ({error}); ignored")
         return index
 
     def add_batch(self, entry: IndexEntry) -> None:
+        keys: list[str] = []
         for record in entry.tool_calls:
             key = record.key
             if key in self.records:
                 continue
+            keys.append(key)
             self.records[key] = record
             ref = f"t{len(self.by_ref) + 1}"
             self.refs[key] = ref
@@ -68,6 +87,13 @@ class PruneIndex:
             self.by_hash.setdefault(record.content_hash, key)
             self.by_id.setdefault(record.tool_call_id, []).append(key)
             self.frontier = key
+        if keys:
+            self.batches.append(keys)
+
+    def decide(self, keys: Iterable[str], decision: Decision) -> None:
+        """Record the `summarize` strategy's decision for `keys` (a later one wins)."""
+        for key in keys:
+            self.decisions[key] = decision
 
     def add_alias(self, alias: DedupAlias) -> None:
         key = alias.key

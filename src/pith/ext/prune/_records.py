@@ -5,6 +5,13 @@
 | `prune-index` | `{"assistantTimestamp": ms, "toolCalls": [ToolCallRecord]}`: one indexed batch |
 | `prune-dedup-alias` | `DedupAlias`: a re-read whose output equals an indexed record's |
 | `prune-frontier` | `Frontier`: the last call of a batch that was attempted and skipped |
+| `prune-summary-outcome` | `SummaryOutcome`: a batch `summarize` masked or kept raw |
+
+(masked: the summarizer failed; kept raw: the summary was longer than the results.)
+And one custom **message** (`custom_message` entry, `display: false`, sent to the model as user
+text, never steering): `prune-summary`, whose content is a batch's summary and whose `details`
+are `SummaryDetails` (`{"toolCallRefs": [{"shortId", "toolCallId", "resultTimestamp"}],
+"toolNames": [...], "model": "provider/id"}`).
 
 A `ToolCallRecord` is `{"toolCallId", "toolName", "args", "isError", "resultTimestamp",
 "resultBytes", "resultLines", "contentHash"}` plus, for a spilled result, `"spillPath"`,
@@ -24,10 +31,15 @@ __all__ = [
     "ALIAS_TYPE",
     "FRONTIER_TYPE",
     "INDEX_TYPE",
+    "OUTCOME_TYPE",
+    "SUMMARY_TYPE",
     "DedupAlias",
     "Frontier",
     "IndexEntry",
     "Outcome",
+    "SummaryDetails",
+    "SummaryOutcome",
+    "SummaryRef",
     "ToolCallRecord",
     "occurrence_key",
 ]
@@ -35,6 +47,8 @@ __all__ = [
 INDEX_TYPE = "prune-index"
 ALIAS_TYPE = "prune-dedup-alias"
 FRONTIER_TYPE = "prune-frontier"
+SUMMARY_TYPE = "prune-summary"
+OUTCOME_TYPE = "prune-summary-outcome"
 
 Outcome = Literal["indexed", "skipped-trivial", "skipped-deduped"]
 
@@ -94,6 +108,29 @@ class Frontier(_Entry):
     @property
     def key(self) -> str:
         return occurrence_key(self.last_tool_call_id, self.last_result_timestamp)
+
+
+class SummaryRef(_Entry):
+    short_id: str
+    tool_call_id: str
+    result_timestamp: int | float
+
+    @property
+    def key(self) -> str:
+        return occurrence_key(self.tool_call_id, self.result_timestamp)
+
+
+class SummaryDetails(_Entry):
+    tool_call_refs: list[SummaryRef]
+    tool_names: list[str]
+    model: str = ""
+
+
+class SummaryOutcome(_Entry):
+    keys: list[str]
+    """The occurrence keys of the batch."""
+    outcome: Literal["masked", "kept-raw"]
+    reason: str = ""
 
 
 def occurrence_key(tool_call_id: str, timestamp: int | float) -> str:

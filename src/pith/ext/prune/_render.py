@@ -11,8 +11,10 @@ What stays raw (spec A.6.1 "one prompt-cache bust per task, not per turn", A.6.4
   config whose path now matches is shown raw again);
 - `context_tree_query` outputs inside their `recoveryGraceTurns` window.
 
-And nothing at all when the masking would free fewer than `minGainTokens` (chars/4): then the
-very same list comes back, so the prompt cache is untouched.
+And no masking at all when it would free fewer than `minGainTokens` (chars/4): then the very
+same list comes back, so the prompt cache is untouched. Results of a batch the `summarize`
+strategy decided on (`index.decisions`) are stubbed whatever the gain — the summary is in the
+context already, and that decision was itself gated on the gain (`_summary.plan_jobs`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._protect import is_protected
 from pith.ext.prune._records import occurrence_key
-from pith.ext.prune._stub import QUERY_TOOL, mask_stub
+from pith.ext.prune._stub import QUERY_TOOL, mask_stub, summary_stub
 
 __all__ = ["RenderStats", "boundary", "render", "stub_for"]
 
@@ -76,18 +78,49 @@ def _protected_now(index: PruneIndex, key: str, config: PruneConfig, cwd: str) -
     return record is not None and is_protected(record.tool_name, record.args, config, cwd)
 
 
+def _stub(index: PruneIndex, key: str, strategy: str) -> tuple[str | None, bool]:
+    """The stub for `key` and whether it is forced (a decision of the `summarize` strategy,
+    applied whatever the gain, since its summary is already in the context); (None, False)
+    when the result stays raw."""
+    found = index.resolve(key)
+    if found is None:
+        return None, False
+    record, ref = found
+    decision = index.decisions.get(record.key)
+    if decision == "kept-raw":
+        return None, False
+    alias = index.aliases.get(key)
+    if decision == "summarized":
+        if alias is not None:
+            return mask_stub(record, ref, tool_name=alias.tool_name, args=alias.args), True
+        return summary_stub(record, ref), True
+    forced = decision == "masked"
+    waiting = record.spill_path is None and record.tool_name != QUERY_TOOL
+    if not forced and strategy == "summarize" and waiting:
+        return None, False  # its summary comes; only what is never summarized is masked now
+    return stub_for(index, key), forced
+
+
 def render(
-    messages: list[AgentMessage], index: PruneIndex, config: PruneConfig, cwd: str = ""
+    messages: list[AgentMessage],
+    index: PruneIndex,
+    config: PruneConfig,
+    cwd: str = "",
+    strategy: str = "mask",
 ) -> tuple[list[AgentMessage], RenderStats]:
     """`messages` with the maskable results stubbed, and what that saved; `messages` itself
-    (the same object) when nothing is masked."""
+    (the same object) when nothing is stubbed.
+
+    With `strategy` `summarize`, a result waiting for its summary stays raw; results whose
+    batch was summarized (or masked after a failed summary) are stubbed whatever the gain."""
     if not index.records:
         return messages, RenderStats()
     end = boundary(messages, config.keep_recent_turns)
     total_groups = sum(isinstance(m, UserMessage) for m in messages)
     group = 0
-    stubs: dict[int, str] = {}
-    before = after = 0
+    forced: dict[int, str] = {}
+    optional: dict[int, str] = {}
+    sizes: dict[int, int] = {}
     for position in range(end):
         message = messages[position]
         if isinstance(message, UserMessage):
@@ -101,21 +134,27 @@ def render(
         grace = config.recovery_grace_turns
         if message.tool_name == QUERY_TOOL and grace > 0 and total_groups - group <= grace:
             continue
-        stub = stub_for(index, key)
+        stub, must = _stub(index, key, strategy)
         if stub is None:
             continue
         text = "".join(b.text for b in message.content if isinstance(b, TextContent))
         if len(stub) >= len(text):
             continue  # already a stub, or the stub would not be shorter
-        stubs[position] = stub
-        before += len(text)
-        after += len(stub)
-    stats = RenderStats(len(stubs), before, after)
-    if not stubs or stats.tokens_saved < max(config.min_gain_tokens, 1):
+        (forced if must else optional)[position] = stub
+        sizes[position] = len(text)
+    gain = sum(sizes[p] - len(stub) for p, stub in optional.items()) // 4
+    stubs = dict(forced)
+    if optional and gain >= max(config.min_gain_tokens, 1):
+        stubs.update(optional)
+    if not stubs:
         return messages, RenderStats()
+    before = sum(sizes[p] for p in stubs)
+    after = sum(len(stub) for stub in stubs.values())
     out = list(messages)
-    for position, stub in stubs.items():
+    for position in sorted(stubs):
         original = out[position]
         assert isinstance(original, ToolResultMessage)
-        out[position] = msgspec.structs.replace(original, content=[TextContent(text=stub)])
-    return out, stats
+        out[position] = msgspec.structs.replace(
+            original, content=[TextContent(text=stubs[position])]
+        )
+    return out, RenderStats(len(stubs), before, after)

@@ -4,11 +4,12 @@ ref always give the same text, so the prompt prefix does not change between requ
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from pith.ext.prune._records import ToolCallRecord
 from pith.tools import format_size
 
-__all__ = ["QUERY_TOOL", "compact_args", "mask_stub"]
+__all__ = ["QUERY_TOOL", "compact_args", "mask_stub", "summary_stub"]
 
 QUERY_TOOL = "context_tree_query"
 _VALUE_CAP = 80
@@ -55,3 +56,18 @@ def mask_stub(
             f"{head}\n{recover}"
         )
     return f"[pruned {ref}: {call} → {facts}. {recover}"
+
+
+def summary_stub(
+    record: ToolCallRecord, ref: str, *, args: Mapping[str, object] | None = None
+) -> str:
+    """`[summarized t12: read(path="src/app.py") → 8.1KB, 212 lines, ok; see the pruner
+    summary that names t12. Recover with context_tree_query(["t12"])]`. Pure and
+    byte-stable."""
+    call = f"{record.tool_name}({compact_args(dict(args if args is not None else record.args))})"
+    status = "error" if record.is_error else "ok"
+    lines = "1 line" if record.result_lines == 1 else f"{record.result_lines} lines"
+    return (
+        f"[summarized {ref}: {call} → {format_size(record.result_bytes)}, {lines}, {status}; "
+        f'see the pruner summary that names {ref}. Recover with {QUERY_TOOL}(["{ref}"])]'
+    )

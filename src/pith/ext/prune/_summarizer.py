@@ -1,0 +1,124 @@
+"""One summarizer request, through pith.ai's public provider functions (an extension cannot
+use the app's summarizer): the model's text reply, or `SummaryFailed` saying why not.
+
+Credentials come from the session's model registry (`ctx.model_registry`): `api_key(model)`
+(models.json `apiKey`, then the provider's environment variables) and `request_headers(model)`,
+with a bearer header for providers that want one. A `--api-key` given on the command line is
+not visible to extensions, so a summarizer on such a session fails and the batch is masked.
+
+Timeouts (spec A.2): `idle` seconds without a stream event, `total` seconds in all; 0 turns
+either off. A timeout aborts the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from pith.agent import AbortController
+from pith.ai import (
+    AssistantMessage,
+    Context,
+    DoneEvent,
+    ErrorEvent,
+    Model,
+    ModelRegistry,
+    StreamEvent,
+    StreamOptions,
+    TextContent,
+    UserMessage,
+    provider_for,
+)
+
+__all__ = ["SummaryFailed", "ask_summary"]
+
+
+class SummaryFailed(Exception):
+    """The summarizer gave no usable summary; the message says why (for a notice)."""
+
+
+def _headers(model: Model, registry: ModelRegistry | None, key: str | None) -> dict[str, str]:
+    if registry is None:
+        return {}
+    headers = registry.request_headers(model)
+    if key and registry.needs_bearer_header(model):
+        headers.setdefault("Authorization", f"Bearer {key}")
+    return headers
+
+
+async def _next(iterator: AsyncIterator[StreamEvent], idle: float) -> StreamEvent:
+    if idle <= 0:
+        return await anext(iterator)
+    try:
+        return await asyncio.wait_for(anext(iterator), idle)
+    except TimeoutError:
+        raise SummaryFailed(f"no response for {idle:g} s") from None
+
+
+async def _reply(
+    model: Model, context: Context, options: StreamOptions, idle: float
+) -> AssistantMessage:
+    iterator = aiter(provider_for(model).stream(model, context, options))
+    try:
+        while True:
+            try:
+                event = await _next(iterator, idle)
+            except StopAsyncIteration:
+                raise SummaryFailed("the stream ended without a reply") from None
+            if isinstance(event, DoneEvent):
+                return event.message
+            if isinstance(event, ErrorEvent):
+                message = event.message.error_message
+                raise SummaryFailed(message if isinstance(message, str) else "request failed")
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
+
+
+async def ask_summary(
+    model: Model,
+    registry: ModelRegistry | None,
+    system_prompt: str,
+    text: str,
+    *,
+    idle: float,
+    total: float,
+) -> str:
+    """The text `model` replies to `text` under `system_prompt` (no tools, thinking off).
+    Raises `SummaryFailed` on a failed request, a timeout, a reply cut by the output limit, a
+    tool call or a blank reply."""
+    key = registry.api_key(model) if registry is not None else None
+    controller = AbortController()
+    context = Context(
+        system_prompt=system_prompt,
+        messages=[UserMessage(content=[TextContent(text=text)])],
+        tools=[],
+    )
+    options = StreamOptions(
+        api_key=key,
+        signal=controller.signal,
+        thinking="off",
+        headers=_headers(model, registry, key),
+    )
+    try:
+        async with asyncio.timeout(total if total > 0 else None):
+            reply = await _reply(model, context, options, idle)
+    except TimeoutError:
+        controller.abort()
+        raise SummaryFailed(f"no summary within {total:g} s") from None
+    except SummaryFailed:
+        controller.abort()
+        raise
+    if reply.stop_reason == "length":
+        raise SummaryFailed("the summary was cut by the output limit")
+    if reply.stop_reason not in ("stop", "toolUse"):
+        raise SummaryFailed(f"the request ended with {reply.stop_reason}")
+    if reply.tool_calls():
+        raise SummaryFailed("the summarizer asked for a tool instead of writing a summary")
+    summary = "".join(b.text for b in reply.content if isinstance(b, TextContent)).strip()
+    if not summary:
+        raise SummaryFailed("the summary was empty")
+    return summary
