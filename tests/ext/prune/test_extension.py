@@ -11,7 +11,7 @@ from typing import Any
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
 from pith.ext.prune import register
-from pith.extensions import ExtensionRunner, ExtensionSpec, NoticeLevel, load_extensions
+from pith.extensions import ExtensionRunner, ExtensionSpec, Mode, NoticeLevel, load_extensions
 from pith.resources import load_settings
 from pith.session import SessionStore
 from pith.testing import FakeServer, configure_agent_dir
@@ -67,7 +67,9 @@ class World:
     def agent(self) -> Path:
         return self.tmp_path / "agent"
 
-    def session(self, server: FakeServer, store: SessionStore | None = None) -> AgentSession:
+    def session(
+        self, server: FakeServer, store: SessionStore | None = None, mode: Mode = "interactive"
+    ) -> AgentSession:
         agent = configure_agent_dir(self.agent, server)
         runner = ExtensionRunner(str(self.work), agent_dir=agent)
         spec = ExtensionSpec("prune", "builtin", "<prune>", lambda: register)
@@ -81,7 +83,7 @@ class World:
             thinking="off",
             options=SessionOptions(),
             extensions=runner,
-            mode="interactive",
+            mode=mode,
             ui=self.ui,
             settings=load_settings(agent),
         )

@@ -278,3 +278,25 @@ def test_the_summary_is_asked_for_when_the_task_ends_and_recorded_at_the_next_pr
     assert count == 4  # and that prompt used it: the summarizer was asked once
     assert "custom_message" not in stored_before  # nothing recorded until the next prompt
     assert [e["type"] for e in session_lines(tmp_path)].count("custom_message") == 1
+
+
+def test_print_mode_asks_for_summaries_only_when_a_next_prompt_needs_them(tmp_path: Path) -> None:
+    world = summarizing_world(tmp_path)
+    script = {"turns": [*TWO_TASKS, summary_turn(), main({"text": "ok"})]}
+    with FakeServer(script) as server:
+        session = world.session(server, mode="print")
+
+        async def scenario() -> tuple[int, int]:
+            await session.start()
+            try:
+                await session.prompt("read")
+                await asyncio.sleep(0.3)  # nothing starts in the background
+                asked = len(server.requests)
+                await session.prompt("again")
+                return asked, len(server.requests)
+            finally:
+                await session.shutdown()
+
+        asked_after_first, total = asyncio.run(scenario())
+    assert asked_after_first == 2  # the task's own requests only
+    assert total == 4  # the next prompt asked the summarizer, then the model

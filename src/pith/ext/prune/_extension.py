@@ -265,8 +265,11 @@ class Pruner:
         return [e.message for e in store.get_branch() if isinstance(e, MessageEntry)]
 
     def on_agent_end(self, event: object, ctx: ExtensionContext) -> None:
-        """Start the summaries the next prompt will record, so it need not wait for them."""
-        if not self.active or self.strategy(ctx) != "summarize":
+        """Start the summaries the next prompt will record, so it need not wait for them —
+        when someone is there to send a next prompt (interactive, rpc). In print and json
+        modes the process usually ends here: a summary started now would be thrown away, so
+        the next prompt (if any) asks for it."""
+        if not self.active or self.strategy(ctx) != "summarize" or not ctx.has_ui:
             return
         jobs = plan_jobs(self.context_messages(ctx), self.index, self.config, ctx.cwd)
         self.summaries.start(jobs, self.config, ctx)
