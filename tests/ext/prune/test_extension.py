@@ -157,7 +157,7 @@ def test_a_finished_batch_is_masked_protected_reads_stay_and_outputs_come_back(
         ]
     }
     with FakeServer(script) as server:
-        world.run(server, "read the skill and the code", "go on", "thanks")
+        session = world.run(server, "read the skill and the code", "go on", "thanks")
         raw = tool_texts(server, 1)
         masked = tool_texts(server, 2)
         after_query = tool_texts(server, 3)
@@ -201,6 +201,13 @@ def test_a_finished_batch_is_masked_protected_reads_stay_and_outputs_come_back(
     assert bodies[4].startswith(bodies[3][:-1])
     # the recovered output stays verbatim while in grace
     assert tool_texts(server, 4)["call_2_0"] == recovered
+    # the history itself was never changed (pith's own extensions get it uncopied)
+    kept = {
+        m.tool_call_id: "".join(b.text for b in m.content if hasattr(b, "text"))
+        for m in session.agent.messages
+        if m.role == "toolResult"
+    }
+    assert kept[app_id] == raw[app_id]
 
 
 def test_nothing_is_masked_when_the_gain_is_small(tmp_path: Path) -> None:
