@@ -51,3 +51,54 @@ def test_a_section_that_is_not_an_object_is_one_warning() -> None:
     assert problems == [
         'settings "prune" must be an object, e.g. {"enabled": true}; using defaults'
     ]
+
+
+def test_purge_errors_and_budget_settings_are_read() -> None:
+    config, problems = read_config(
+        {
+            "purgeErrors": {"enabled": False, "cooldownTurns": 3, "minArgChars": 0},
+            "autoBudgetThreshold": 0.5,
+            "budgetTurnDelta": 0.1,
+        }
+    )
+    assert problems == []
+    assert not config.purge_errors_enabled
+    assert (config.purge_errors_cooldown_turns, config.purge_errors_min_arg_chars) == (3, 0)
+    assert (config.auto_budget_threshold, config.budget_turn_delta) == (0.5, 0.1)
+
+
+def test_purge_errors_and_budget_defaults() -> None:
+    config = PruneConfig()
+    assert config.purge_errors_enabled
+    assert (config.purge_errors_cooldown_turns, config.purge_errors_min_arg_chars) == (2, 500)
+    assert config.auto_budget_threshold is None
+    assert config.budget_turn_delta is None
+
+
+def test_bad_purge_and_budget_values_are_named_and_defaulted() -> None:
+    config, problems = read_config(
+        {
+            "purgeErrors": {"cooldownTurns": 0, "minArgChars": -1, "enabled": "yes", "x": 1},
+            "autoBudgetThreshold": 1.5,
+            "budgetTurnDelta": True,
+        }
+    )
+    assert config == PruneConfig()
+    assert problems == [
+        'settings "prune.purgeErrors.cooldownTurns" must be a whole number >= 1; got 0, '
+        "using the default",
+        'settings "prune.purgeErrors.minArgChars" must be a whole number >= 0; got -1, '
+        "using the default",
+        "settings \"prune.purgeErrors.enabled\" must be true or false; got 'yes', "
+        "using the default",
+        'settings "prune.purgeErrors.x" is not a pruner setting (ignored)',
+        'settings "prune.autoBudgetThreshold" must be a number in (0, 1] or null; got 1.5, '
+        "using the default",
+        'settings "prune.budgetTurnDelta" must be a number in (0, 1] or null; got True, '
+        "using the default",
+    ]
+    _, problems = read_config({"purgeErrors": 3})
+    assert problems == [
+        'settings "prune.purgeErrors" must be an object, e.g. {"enabled": true}; '
+        "got 3, using the defaults"
+    ]

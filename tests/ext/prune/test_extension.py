@@ -53,6 +53,7 @@ class NoticeUI:
 class World:
     tmp_path: Path
     ui: NoticeUI = field(default_factory=NoticeUI)
+    api: str = "openai-completions"
 
     def settings(self, **prune: object) -> None:
         """Write the agent's settings.json with these `prune` values."""
@@ -70,7 +71,7 @@ class World:
     def session(
         self, server: FakeServer, store: SessionStore | None = None, mode: Mode = "interactive"
     ) -> AgentSession:
-        agent = configure_agent_dir(self.agent, server)
+        agent = configure_agent_dir(self.agent, server, api=self.api)
         runner = ExtensionRunner(str(self.work), agent_dir=agent)
         spec = ExtensionSpec("prune", "builtin", "<prune>", lambda: register)
         asyncio.run(load_extensions(runner, [spec]))
@@ -233,6 +234,8 @@ def test_off_in_settings_then_on_and_now_indexes_the_past(tmp_path: Path) -> Non
     assert "[prune] indexed 1 batches (2 tool results)" in texts
     status = next(t for t in texts if t.startswith("[prune] pruner: on (this session)"))
     assert "indexed: 2 results" in status
+    assert "budget triggers: off (the current task is never pruned)" in status
+    assert "error purge: failed calls' arguments of 500+ chars, after 2 turns" in status
 
 
 def test_pruner_off_shows_everything_raw_again(tmp_path: Path) -> None:
@@ -360,3 +363,153 @@ def test_a_resumed_session_sends_the_same_stubs(tmp_path: Path) -> None:
     assert after == before
     assert body.startswith(first_body[:-1])
     assert len(world.entries("prune-index")) == 1
+
+
+def test_a_failed_write_with_a_big_content_is_purged_two_turns_later(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    content = "line of a file that could not be written\n" * 40
+    script = {
+        "turns": [
+            {"tool_calls": [call("write", path="app.py/out.txt", content=content)]},
+            {"text": "the write failed"},
+            {"text": "noted"},
+            {"text": "still here"},
+            {"text": "bye"},
+        ]
+    }
+    with FakeServer(script) as server:
+        world.run(server, "write it", "and?", "go on", "thanks")
+        bodies = [r["body"] for r in server.requests]
+    texts = [json.dumps(b["messages"]) for b in bodies]
+
+    def arguments(n: int) -> object:
+        [assistant] = [m for m in bodies[n]["messages"] if m.get("tool_calls")]
+        assert assistant["tool_calls"][0]["function"]["name"] == "write"
+        return json.loads(assistant["tool_calls"][0]["function"]["arguments"])
+
+    # the error result follows assistant turn 1: raw in the turns 2 and 3 requests
+    error = tool_texts(server, 1)["call_0_0"]
+    assert "app.py" in error
+    assert arguments(1) == {"path": "app.py/out.txt", "content": content}
+    assert arguments(2) == {"path": "app.py/out.txt", "content": content}
+    # two assistant turns later: the marker, still a JSON object (a valid tool call)
+    size = len(json.dumps({"path": "app.py/out.txt", "content": content}, separators=(",", ":")))
+    assert arguments(3) == {"_purged": f"[arguments of a failed call removed: {size} chars]"}
+    [assistant] = [m for m in bodies[3]["messages"] if m.get("tool_calls")]
+    assert assistant["tool_calls"] == [
+        {
+            "id": "call_0_0",
+            "type": "function",
+            "function": {
+                "name": "write",
+                "arguments": json.dumps(
+                    {"_purged": f"[arguments of a failed call removed: {size} chars]"}
+                ),
+            },
+        }
+    ]
+    assert content not in texts[3]
+    # the error result itself is kept, and the purge is byte-stable from then on
+    assert tool_texts(server, 3)["call_0_0"] == error
+    assert texts[4].startswith(texts[3][:-1])
+    # the stored session still has the real arguments
+    [path] = (tmp_path / "sessions").glob("*.jsonl")
+    assert json.dumps(content)[1:-1] in path.read_text()
+
+
+LONG_TASK = {
+    "turns": [
+        {"tool_calls": [call("read", path=f"{name}.py")]} for name in ("app", "lib", "c", "d", "e")
+    ]
+    + [{"text": "all read"}]
+}
+
+
+def long_task_world(tmp_path: Path, **prune: object) -> World:
+    world = make_world(tmp_path)
+    for name in ("c", "d", "e"):
+        (world.work / f"{name}.py").write_text(source(name))
+    world.settings(strategy="mask", **prune)
+    return world
+
+
+def test_a_long_single_task_past_the_budget_prunes_its_earlier_turns(tmp_path: Path) -> None:
+    # 5% of the fake model's 128k window: 6400 tokens, passed after the third 6.6KB read
+    world = long_task_world(tmp_path, autoBudgetThreshold=0.05)
+    with FakeServer(LONG_TASK) as server:
+        world.run(server, "read all the modules")
+        texts = [tool_texts(server, n) for n in range(len(server.requests))]
+        bodies = [json.dumps(r["body"]["messages"]) for r in server.requests]
+    app, lib, c, d, e = (f"call_{n}_0" for n in range(5))
+    # up to the trigger, the task's results go out raw
+    assert all(not text.startswith("[pruned") for n in range(3) for text in texts[n].values())
+    # after the third turn: the two turns before it are masked, the newest stays raw
+    assert texts[3][app].startswith('[pruned t1: read(path="app.py")')
+    assert texts[3][lib].startswith('[pruned t2: read(path="lib.py")')
+    assert "def c_149" in texts[3][c]
+    # the stubs freed enough to be under the budget again: later turns stay raw, and each
+    # later request repeats the earlier one's messages exactly (no cache miss per turn)
+    assert "def c_149" in texts[5][c]
+    assert "def d_149" in texts[5][d]
+    assert "def e_149" in texts[5][e]
+    assert bodies[4].startswith(bodies[3][:-1])
+    assert bodies[5].startswith(bodies[4][:-1])
+
+
+def test_a_long_single_task_with_the_defaults_is_never_pruned_mid_task(tmp_path: Path) -> None:
+    world = long_task_world(tmp_path)
+    with FakeServer(LONG_TASK) as server:
+        world.run(server, "read all the modules")
+        last = tool_texts(server, len(server.requests) - 1)
+    assert len(last) == 5
+    assert all(not text.startswith("[pruned") for text in last.values())
+
+
+def test_a_jump_in_usage_prunes_the_current_task_too(tmp_path: Path) -> None:
+    # each 6.6KB read raises the usage by ~1.3% of the window; the first turn never fires
+    world = long_task_world(tmp_path, budgetTurnDelta=0.01)
+    with FakeServer(LONG_TASK) as server:
+        world.run(server, "read all the modules")
+        texts = [tool_texts(server, n) for n in range(len(server.requests))]
+    app, lib, c = (f"call_{n}_0" for n in range(3))
+    assert all(not text.startswith("[pruned") for n in range(3) for text in texts[n].values())
+    assert texts[3][app].startswith('[pruned t1: read(path="app.py")')
+    assert texts[3][lib].startswith('[pruned t2: read(path="lib.py")')
+    assert "def c_149" in texts[3][c]
+
+
+def test_the_purge_marker_is_a_valid_anthropic_tool_use_input(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    world.api = "anthropic-messages"
+    content = "x" * 700
+    script = {
+        "turns": [
+            {"tool_calls": [call("write", path="app.py/out.txt", content=content)]},
+            {"text": "the write failed"},
+            {"text": "noted"},
+            {"text": "bye"},
+        ]
+    }
+    with FakeServer(script) as server:
+        world.run(server, "write it", "and?", "thanks")
+        bodies = [r["body"] for r in server.requests]
+
+    def tool_use(n: int) -> dict[str, Any]:
+        blocks = [
+            block
+            for message in bodies[n]["messages"]
+            if message["role"] == "assistant" and isinstance(message["content"], list)
+            for block in message["content"]
+            if block["type"] == "tool_use"
+        ]
+        assert len(blocks) == 1
+        return blocks[0]
+
+    assert tool_use(2)["input"] == {"path": "app.py/out.txt", "content": content}
+    size = len(json.dumps(tool_use(2)["input"], separators=(",", ":")))
+    assert tool_use(3) == {
+        "type": "tool_use",
+        "id": "toolu_0_0",
+        "name": "write",
+        "input": {"_purged": f"[arguments of a failed call removed: {size} chars]"},
+    }

@@ -300,3 +300,39 @@ def test_print_mode_asks_for_summaries_only_when_a_next_prompt_needs_them(tmp_pa
         asked_after_first, total = asyncio.run(scenario())
     assert asked_after_first == 2  # the task's own requests only
     assert total == 4  # the next prompt asked the summarizer, then the model
+
+
+def test_budget_masks_mid_task_and_those_stubs_stay_when_the_task_is_summarized(
+    tmp_path: Path,
+) -> None:
+    from .test_extension import LONG_TASK
+
+    world = summarizing_world(tmp_path, autoBudgetThreshold=0.05)
+    for name in ("c", "d", "e"):
+        (world.work / f"{name}.py").write_text("".join(f"{name}_{n} = {n}\n" for n in range(900)))
+    script = {
+        "turns": [main(turn) for turn in LONG_TASK["turns"]]
+        + [summary_turn("- t5: e.py assigns e_0 … e_899."), main({"text": "next done"})]
+    }
+    with FakeServer(script) as server:
+        world.run(server, "read all the modules", "next")
+        asks = [SUMMARIZER in json.dumps(r["body"]) for r in server.requests]
+        texts = [tool_texts(server, n) for n in range(len(server.requests))]
+    ids = [f"call_{n}_0" for n in range(5)]
+    # no summarizer call during the task (requests 0-5): the budget masked older turns instead
+    assert asks == [False] * 6 + [True, False]
+    assert texts[3][ids[0]].startswith('[pruned t1: read(path="app.py")')
+    assert texts[3][ids[1]].startswith('[pruned t2: read(path="lib.py")')
+    assert not texts[3][ids[2]].startswith("[pruned")
+    assert texts[5][ids[2]].startswith('[pruned t3: read(path="c.py")')
+    assert texts[5][ids[3]].startswith('[pruned t4: read(path="d.py")')
+    # each firing is recorded as masked, so the next prompt summarizes only the newest turn
+    # and the mid-task stubs stay the same bytes
+    outcomes = world.entries("prune-summary-outcome")
+    assert [(len(o["keys"]), o["outcome"], o["reason"]) for o in outcomes] == [
+        (2, "masked", "budget trigger, mid-task"),
+        (2, "masked", "budget trigger, mid-task"),
+    ]
+    last = texts[-1]
+    assert [last[i] for i in ids[:4]] == [texts[5][i] for i in ids[:4]]
+    assert last[ids[4]].startswith('[summarized t5: read(path="e.py")')

@@ -18,6 +18,11 @@ Keys (settings.json, `"prune": {...}`), following spec/extensions.md A.2:
 | `dedupByContentHash` | true | an identical re-read aliases the earlier record |
 | `spillThreshold` | 65536 | chars of one result that go to a sidecar file |
 | `spillPreviewBytes` | 2048 | head preview of a spilled result kept in its stub |
+| `purgeErrors.enabled` | true | replace old failed calls' large arguments by a marker |
+| `purgeErrors.cooldownTurns` | 2 | assistant turns after a failed call before its purge (>= 1) |
+| `purgeErrors.minArgChars` | 500 | only purge argument JSON at least this long |
+| `autoBudgetThreshold` | null | share of the window (0, 1] past which the current task prunes too |
+| `budgetTurnDelta` | null | rise of the usage share in one turn (0, 1] that does the same |
 
 An unset `strategy` means `summarize` when the session has a model, `mask` otherwise.
 
@@ -55,6 +60,11 @@ class PruneConfig:
     dedup_by_content_hash: bool = True
     spill_threshold: int = 65536
     spill_preview_bytes: int = 2048
+    purge_errors_enabled: bool = True
+    purge_errors_cooldown_turns: int = 2
+    purge_errors_min_arg_chars: int = 500
+    auto_budget_threshold: float | None = None
+    budget_turn_delta: float | None = None
     context_files: frozenset[str] = field(default_factory=frozenset)
     """Absolute paths of the AGENTS.md / CLAUDE.md files loaded into the system prompt."""
 
@@ -82,6 +92,45 @@ _INTS = {
 }
 _BOOLS = {"enabled": "enabled", "dedupByContentHash": "dedup_by_content_hash"}
 _LISTS = {"protectedTools": "protected_tools", "protectedPaths": "protected_paths"}
+
+_FRACTIONS = {
+    "autoBudgetThreshold": "auto_budget_threshold",
+    "budgetTurnDelta": "budget_turn_delta",
+}
+# purgeErrors key -> (attribute, minimum); `enabled` is the one bool
+_PURGE_INTS = {
+    "cooldownTurns": ("purge_errors_cooldown_turns", 1),
+    "minArgChars": ("purge_errors_min_arg_chars", 0),
+}
+
+
+def _read_purge(raw: object, values: dict[str, object]) -> list[str]:
+    """Read `purgeErrors` into `values`; one line per value that was ignored."""
+    if not isinstance(raw, Mapping):
+        return [
+            'settings "prune.purgeErrors" must be an object, e.g. {"enabled": true}; '
+            f"got {raw!r}, using the defaults"
+        ]
+    problems: list[str] = []
+    for key, value in raw.items():
+        name = str(key)
+        where = f'settings "prune.purgeErrors.{name}"'
+        if name == "enabled":
+            if isinstance(value, bool):
+                values["purge_errors_enabled"] = value
+            else:
+                problems.append(f"{where} must be true or false; got {value!r}, using the default")
+        elif name in _PURGE_INTS:
+            attribute, minimum = _PURGE_INTS[name]
+            if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+                values[attribute] = value
+            else:
+                problems.append(
+                    f"{where} must be a whole number >= {minimum}; got {value!r}, using the default"
+                )
+        else:
+            problems.append(f"{where} is not a pruner setting (ignored)")
+    return problems
 
 
 def read_config(raw: object) -> tuple[PruneConfig, list[str]]:
@@ -118,6 +167,17 @@ def read_config(raw: object) -> tuple[PruneConfig, list[str]]:
                 problems.append(
                     f"{where} must be a list of strings; got {value!r}, using the default"
                 )
+        elif name in _FRACTIONS:
+            if value is None or (
+                isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1
+            ):
+                values[_FRACTIONS[name]] = None if value is None else float(value)
+            else:
+                problems.append(
+                    f"{where} must be a number in (0, 1] or null; got {value!r}, using the default"
+                )
+        elif name == "purgeErrors":
+            problems.extend(_read_purge(value, values))
         elif name == "strategy":
             if value in STRATEGIES:
                 values["strategy"] = value

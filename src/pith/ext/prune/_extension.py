@@ -7,10 +7,11 @@
   `_summarizer`) and each summary is recorded as a `prune-summary` custom message just before
   the prompt: while idle, so it starts no turn and steers nothing.
 - `turn_end`: capture the turn's tool calls as one batch (`_capture`), spill huge results,
-  write the entries (`_records`).
+  write the entries (`_records`); check the budget triggers (`_budget`), which let the current
+  task's older turns be masked.
 - `agent_end`: with `summarize`, start the summaries the next prompt will record.
-- `context`: stub the finished batches' results in this request only (`_render`); the same
-  list when nothing changes.
+- `context`: stub the finished batches' results in this request only (`_render`), then purge
+  old failed calls' large arguments (`_purge`); the same list when nothing changes.
 - tool `context_tree_query`: the raw outputs back (`_query`); offered from the first run
   that starts with records in the index.
 - `/pruner on|off|status|now|help`.
@@ -34,6 +35,7 @@ import msgspec
 from pith.agent import AbortSignal, ToolResult, UpdateCallback
 from pith.ai import AgentMessage, ToolResultMessage
 from pith.errors import PithError
+from pith.ext.prune._budget import check_budget
 from pith.ext.prune._capture import (
     BatchPlan,
     CapturedCall,
@@ -43,6 +45,7 @@ from pith.ext.prune._capture import (
 )
 from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig, read_config
 from pith.ext.prune._index import PruneIndex
+from pith.ext.prune._purge import purge_errors
 from pith.ext.prune._query import (
     QUERY_DESCRIPTION,
     QUERY_PARAMETERS,
@@ -114,6 +117,12 @@ class Pruner:
     summaries: Summaries = field(default_factory=Summaries)
     seen: list[AgentMessage] | None = None
     """The messages of the last request (what is in the context now), for summarizing."""
+    budget_cut: int | float | None = None
+    """Set by a budget trigger: the assistant timestamp before which the current task's
+    batches are maskable too. Only moves forward, so stubs stay byte-stable; in memory only,
+    since what it masked is recorded as `masked` outcomes (`keep_masked`)."""
+    previous_fraction: float | None = None
+    """The context usage share after the last turn with a batch (the delta trigger)."""
 
     @property
     def active(self) -> bool:
@@ -144,6 +153,8 @@ class Pruner:
         )
         self.pending = []
         self.seen = None
+        self.budget_cut = None
+        self.previous_fraction = None
         self.summaries.drop()
         self.last = RenderStats()
         for problem in self.index.problems:
@@ -181,6 +192,22 @@ class Pruner:
             return
         plan = plan_batch(event.message, event.tool_results, self.index, self.config, ctx.cwd)
         self.commit(plan, event.message.timestamp, ctx)
+        self.check_budget(event.message.timestamp, ctx)
+
+    def check_budget(self, stamp: int | float, ctx: ExtensionContext) -> None:
+        """After a turn with a batch: when the context passed the budget or jumped by the
+        delta, the current task's turns before this one (`stamp`) become maskable."""
+        if self.config.auto_budget_threshold is None and self.config.budget_turn_delta is None:
+            return
+        usage = ctx.get_context_usage()
+        if usage is None:
+            return
+        # The estimate counts the raw messages; what the last request stubbed is not sent.
+        tokens = None if usage.tokens is None else max(0, usage.tokens - self.last.tokens_saved)
+        check = check_budget(tokens, usage.context_window, self.config, self.previous_fraction)
+        self.previous_fraction = check.fraction
+        if check.fire and (self.budget_cut is None or stamp > self.budget_cut):
+            self.budget_cut = stamp
 
     def commit(self, plan: BatchPlan, stamp: int | float, ctx: ExtensionContext) -> None:
         """Write what `plan` decided: aliases, then the index entry (spill files first) or,
@@ -341,15 +368,33 @@ class Pruner:
             return None
         self.seen = event.messages
         strategy = self.strategy(ctx)
-        messages, stats = render(event.messages, self.index, self.config, ctx.cwd, strategy)
+        messages, stats = render(
+            event.messages, self.index, self.config, ctx.cwd, strategy, self.budget_cut
+        )
         self.last = stats
+        if messages is not event.messages:
+            self.flush(ctx)
+            if stats.budget_masked:
+                self.keep_masked(list(stats.budget_masked), ctx)
+            active = self.api.get_active_tools()
+            if QUERY_TOOL not in active:  # masked mid-run (a follow-up prompt): from next request
+                self.api.set_active_tools([*active, QUERY_TOOL])
+        messages = purge_errors(messages, self.config, ctx.cwd)
         if messages is event.messages:
             return None
-        self.flush(ctx)
-        active = self.api.get_active_tools()
-        if QUERY_TOOL not in active:  # masked mid-run (a follow-up prompt): from the next request
-            self.api.set_active_tools([*active, QUERY_TOOL])
         return ContextResult(messages)
+
+    def keep_masked(self, keys: list[str], ctx: ExtensionContext) -> None:
+        """Persist that the records `keys`, masked mid-task by a budget trigger, stay masked:
+        with `summarize` they are not summarized later (the stub would change), and a reload
+        renders them as stubs without the in-memory cut."""
+        entry = SummaryOutcome(keys=keys, outcome="masked", reason="budget trigger, mid-task")
+        try:
+            self.api.append_entry(OUTCOME_TYPE, msgspec.to_builtins(entry))
+        except PithError as error:
+            ctx.ui.notify(f"cannot record the pruner's index: {error}", "warning")
+            return
+        self.index.decide(keys, "masked")
 
     # --- recovery ----------------------------------------------------------------------------
 
@@ -408,8 +453,29 @@ class Pruner:
             "protected paths: "
             + ", ".join((*self.config.protected_paths, *ALWAYS_PROTECTED, *self.context_files)),
             "protected tools: " + (", ".join(self.config.protected_tools) or "none"),
+            self.budget_status(),
+            self.purge_status(),
         ]
         return "\n".join(lines)
+
+    def budget_status(self) -> str:
+        threshold, delta = self.config.auto_budget_threshold, self.config.budget_turn_delta
+        if threshold is None and delta is None:
+            return "budget triggers: off (the current task is never pruned)"
+        parts = [
+            f"threshold {threshold:g} of the window" if threshold is not None else "",
+            f"delta {delta:g} per turn" if delta is not None else "",
+        ]
+        fired = "fired" if self.budget_cut is not None else "not fired"
+        return f"budget triggers: {', '.join(p for p in parts if p)}; {fired}"
+
+    def purge_status(self) -> str:
+        if not self.config.purge_errors_enabled:
+            return "error purge: off"
+        return (
+            f"error purge: failed calls' arguments of {self.config.purge_errors_min_arg_chars}+ "
+            f"chars, after {self.config.purge_errors_cooldown_turns} turns"
+        )
 
     async def command(self, args: str, ctx: ExtensionContext) -> None:
         word = args.strip().split()[0] if args.strip() else "status"

@@ -11,6 +11,13 @@ What stays raw (spec A.6.1 "one prompt-cache bust per task, not per turn", A.6.4
   config whose path now matches is shown raw again);
 - `context_tree_query` outputs inside their `recoveryGraceTurns` window.
 
+A budget trigger (`_budget`, `autoBudgetThreshold` / `budgetTurnDelta`) moves a `budget_cut`
+forward: the batches of assistant turns older than it are maskable even inside the current task
+(the newest turn's results always stay raw, as the cut is that turn's timestamp). They are
+masked whatever the strategy: a summary mid-run would block the run and arrive as steering.
+`RenderStats.budget_masked` names the undecided ones, which the extension records as `masked`
+so they stay the same stubs after the task (never summarized later) and after a reload.
+
 And no masking at all when it would free fewer than `minGainTokens` (chars/4): then the very
 same list comes back, so the prompt cache is untouched. Results of a batch the `summarize`
 strategy decided on (`index.decisions`) are stubbed whatever the gain — the summary is in the
@@ -24,7 +31,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from pith.ai import AgentMessage, TextContent, ToolResultMessage, UserMessage
+from pith.ai import AgentMessage, AssistantMessage, TextContent, ToolResultMessage, UserMessage
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._protect import is_protected
@@ -39,6 +46,9 @@ class RenderStats:
     masked: int = 0
     chars_before: int = 0
     chars_after: int = 0
+    budget_masked: tuple[str, ...] = ()
+    """Keys of records masked past the boundary (a budget trigger) with no decision yet: the
+    caller records them as masked, so they stay stubs when the task ends and after a reload."""
 
     @property
     def tokens_saved(self) -> int:
@@ -107,12 +117,15 @@ def render(
     config: PruneConfig,
     cwd: str = "",
     strategy: str = "mask",
+    budget_cut: int | float | None = None,
 ) -> tuple[list[AgentMessage], RenderStats]:
     """`messages` with the maskable results stubbed, and what that saved; `messages` itself
     (the same object) when nothing is stubbed.
 
     With `strategy` `summarize`, a result waiting for its summary stays raw; results whose
-    batch was summarized (or masked after a failed summary) are stubbed whatever the gain."""
+    batch was summarized (or masked after a failed summary) are stubbed whatever the gain.
+    With `budget_cut` (an assistant timestamp), the results of turns older than it are
+    maskable past the boundary too (masked, never waiting for a summary)."""
     if not index.records:
         return messages, RenderStats()
     end = boundary(messages, config.keep_recent_turns)
@@ -121,12 +134,21 @@ def render(
     forced: dict[int, str] = {}
     optional: dict[int, str] = {}
     sizes: dict[int, int] = {}
-    for position in range(end):
+    undecided: dict[int, str] = {}
+    stop = len(messages) if budget_cut is not None else end
+    turn_stamp: int | float | None = None
+    for position in range(stop):
         message = messages[position]
         if isinstance(message, UserMessage):
             group += 1
             continue
+        if isinstance(message, AssistantMessage):
+            turn_stamp = message.timestamp
+            continue
         if not isinstance(message, ToolResultMessage):
+            continue
+        mid_task = position >= end
+        if mid_task and (turn_stamp is None or budget_cut is None or turn_stamp >= budget_cut):
             continue
         key = occurrence_key(message.tool_call_id, message.timestamp)
         if not index.knows(key) or _protected_now(index, key, config, cwd):
@@ -134,13 +156,15 @@ def render(
         grace = config.recovery_grace_turns
         if message.tool_name == QUERY_TOOL and grace > 0 and total_groups - group <= grace:
             continue
-        stub, must = _stub(index, key, strategy)
+        stub, must = _stub(index, key, "mask" if mid_task else strategy)
         if stub is None:
             continue
         text = "".join(b.text for b in message.content if isinstance(b, TextContent))
         if len(stub) >= len(text):
             continue  # already a stub, or the stub would not be shorter
         (forced if must else optional)[position] = stub
+        if mid_task and key in index.records and key not in index.decisions:
+            undecided[position] = key
         sizes[position] = len(text)
     gain = sum(sizes[p] - len(stub) for p, stub in optional.items()) // 4
     stubs = dict(forced)
@@ -157,4 +181,5 @@ def render(
         out[position] = msgspec.structs.replace(
             original, content=[TextContent(text=stubs[position])]
         )
-    return out, RenderStats(len(stubs), before, after)
+    budget = tuple(key for position, key in sorted(undecided.items()) if position in stubs)
+    return out, RenderStats(len(stubs), before, after, budget)
