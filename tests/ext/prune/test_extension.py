@@ -232,7 +232,7 @@ def test_off_in_settings_then_on_and_now_indexes_the_past(tmp_path: Path) -> Non
     assert masked["call_0_0"].startswith("---\nname: deploy")
     texts = [message for _, message in world.ui.notices]
     assert "[prune] indexed 1 batches (2 tool results)" in texts
-    status = next(t for t in texts if t.startswith("[prune] pruner: on (this session)"))
+    status = next(t for t in texts if t.startswith("[prune] pruner: on (set by /pruner)"))
     assert "indexed: 2 results" in status
     assert "budget triggers: off (the current task is never pruned)" in status
     assert "error purge: failed calls' arguments of 500+ chars, after 2 turns" in status
@@ -324,11 +324,11 @@ def test_unknown_subcommands_get_the_help_and_completions_offer_the_known_ones(
 ) -> None:
     world = make_world(tmp_path)
     with FakeServer({"turns": []}) as server:
-        command = world.run(server, "/pruner stats").extensions.commands["pruner"]
+        command = world.run(server, "/pruner compact").extensions.commands["pruner"]
     [(level, text)] = world.ui.notices
     assert level == "warning"
     assert text.startswith(
-        "[prune] /pruner stats: unknown subcommand\n/pruner — the context pruner"
+        "[prune] /pruner compact: unknown subcommand\n/pruner — the context pruner"
     )
     assert command.get_argument_completions is not None
     assert list(command.get_argument_completions("o")) == ["on", "off"]

@@ -6,7 +6,9 @@ Glob contract (`_glob`), protection (`_protect`), settings (`_config`), persiste
 (`_records`), the index (`_index`), capture (`_capture`), spill files (`_spill`), stubs
 (`_stub`), render-time masking (`_render`), the recovery tool (`_query`), summaries: what to
 summarize and the prompt (`_summary`), the request (`_summarizer`), model choice, fallback and
-early requests (`_summaries`); wired to pith by `_extension`.
+early requests (`_summaries`); raw outputs read back (`_recover`), running totals (`_stats`),
+`/pruner` (`_commands`, `_tree`, settings saved by `_settings_file`); wired to pith by
+`_extension`.
 """
 
 from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig, read_config

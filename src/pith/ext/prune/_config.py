@@ -5,7 +5,7 @@ Keys (settings.json, `"prune": {...}`), following spec/extensions.md A.2:
 | key | default | meaning |
 |---|---|---|
 | `enabled` | true | master switch (`/pruner off` turns it off for the session) |
-| `strategy` | auto | `summarize` (LLM summary per batch) or `mask` (stub, no model call) |
+| `strategy` | auto | `summarize` (LLM summary per batch), `mask` (stub, no model call), `auto` |
 | `summarizerModel` | `"default"` | `provider/id` of the summarizer; `default`: session model |
 | `summarizerIdleTimeoutMs` | 20000 | give up a summary after this much stream silence (0: never) |
 | `summarizerMaxTimeoutMs` | 180000 | give up a summary after this long in all (0: never) |
@@ -40,7 +40,7 @@ __all__ = ["ALWAYS_PROTECTED", "PruneConfig", "read_config"]
 ALWAYS_PROTECTED = ("**/AGENTS.md", "**/CLAUDE.md")
 """Standing instructions: protected even when `protectedPaths` is emptied."""
 
-STRATEGIES = ("mask", "summarize")
+STRATEGIES = ("mask", "summarize", "auto")
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,8 @@ def read_config(raw: object) -> tuple[PruneConfig, list[str]]:
                 values["strategy"] = value
             else:
                 problems.append(
-                    f'{where} must be "mask" or "summarize"; got {value!r}, using the default'
+                    f'{where} must be "mask", "summarize" or "auto"; got {value!r}, '
+                    "using the default"
                 )
         elif name == "summarizerModel":
             if isinstance(value, str) and value.strip():

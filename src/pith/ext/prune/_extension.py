@@ -14,7 +14,8 @@
   old failed calls' large arguments (`_purge`); the same list when nothing changes.
 - tool `context_tree_query`: the raw outputs back (`_query`); offered from the first run
   that starts with records in the index.
-- `/pruner on|off|status|now|help`.
+- `/pruner` and its subcommands (`_commands`); the running totals (`_stats`); settings the
+  commands set are saved by `_settings_file`.
 
 Summary delivery: `api.send_message(..., display=False)` while pith is idle (the handler runs
 before the run starts) records the message at once and appends it to the conversation, with
@@ -25,25 +26,23 @@ outcomes are persisted (`prune-summary-outcome`) so a reload renders the same by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 import msgspec
 
 from pith.agent import AbortSignal, ToolResult, UpdateCallback
-from pith.ai import AgentMessage, ToolResultMessage
+from pith.ai import AgentMessage
 from pith.errors import PithError
 from pith.ext.prune._budget import check_budget
 from pith.ext.prune._capture import (
     BatchPlan,
-    CapturedCall,
     pending_batches,
     plan_batch,
-    result_text,
 )
-from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig, read_config
+from pith.ext.prune._commands import SUBCOMMANDS, complete, run_command
+from pith.ext.prune._config import PruneConfig, read_config
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._purge import purge_errors
 from pith.ext.prune._query import (
@@ -61,15 +60,20 @@ from pith.ext.prune._records import (
     Frontier,
     IndexEntry,
     SummaryOutcome,
-    ToolCallRecord,
-    occurrence_key,
 )
+from pith.ext.prune._recover import read_raw
 from pith.ext.prune._render import RenderStats, render
-from pith.ext.prune._spill import preview, spill_path, write_spill
+from pith.ext.prune._spill import make_record
+from pith.ext.prune._stats import (
+    STATS_TYPE,
+    PruneStats,
+    add_usage,
+    masked_batches,
+    stats_from_entries,
+)
 from pith.ext.prune._stub import QUERY_TOOL
 from pith.ext.prune._summaries import Summaries, summary_details
 from pith.ext.prune._summary import (
-    SummaryJob,
     plan_jobs,
 )
 from pith.extensions import (
@@ -81,21 +85,9 @@ from pith.extensions import (
     text_result,
 )
 from pith.extensions.events import BeforeAgentStart, ContextEvent, TurnEnd
-from pith.session import CustomEntry, CustomMessageEntry, MessageEntry, SessionStore
-from pith.tools.truncate import count_lines
+from pith.session import CustomEntry, CustomMessageEntry, MessageEntry
 
-__all__ = ["HELP", "Pruner", "register"]
-
-SUBCOMMANDS = ("status", "on", "off", "now", "help")
-
-HELP = """/pruner — the context pruner (strategy summarize, or mask)
-  /pruner status   what is indexed, what the last request masked, the protected paths
-  /pruner on       prune in this session
-  /pruner off      stop pruning in this session (settings: "prune": {"enabled": false})
-  /pruner now      index every finished tool-call batch not captured yet (and summarize)
-  /pruner help     this text
-Pruned results read [pruned tN: …] or [summarized tN: …]; the model gets them back with
-context_tree_query."""
+__all__ = ["Pruner", "register"]
 
 
 @dataclass
@@ -104,8 +96,9 @@ class Pruner:
 
     api: ExtensionAPI
     config: PruneConfig = field(default_factory=PruneConfig)
-    override: bool | None = None
-    """`/pruner on|off` for this session; None follows the settings."""
+    overrides: dict[str, object] = field(default_factory=dict)
+    """`prune` keys set by `/pruner` in this process (also saved to settings.json), over
+    the settings read at start-up."""
     index: PruneIndex = field(default_factory=PruneIndex)
     last: RenderStats = field(default_factory=RenderStats)
     context_files: frozenset[str] = frozenset()
@@ -120,23 +113,35 @@ class Pruner:
     budget_cut: int | float | None = None
     """Set by a budget trigger: the assistant timestamp before which the current task's
     batches are maskable too. Only moves forward, so stubs stay byte-stable; in memory only,
-    since what it masked is recorded as `masked` outcomes (`keep_masked`)."""
+    since what it masked is recorded as `masked` outcomes (`decide`)."""
     previous_fraction: float | None = None
     """The context usage share after the last turn with a batch (the delta trigger)."""
+    stats: PruneStats = field(default_factory=PruneStats)
+    saved_stats: PruneStats = field(default_factory=PruneStats)
+    """The stats as the branch's last `prune-stats` entry holds them."""
+    written: bool = False
+    """Whether the branch holds any pruner entry: stats are written only after one."""
 
     @property
     def active(self) -> bool:
-        return self.config.enabled if self.override is None else self.override
+        return self.config.enabled
 
     # --- set-up ------------------------------------------------------------------------------
 
     def load(self, ctx: ExtensionContext) -> None:
-        config, problems = read_config(ctx.settings.get("prune"))
+        self.configure(ctx)
+        self.rebuild(ctx)
+
+    def configure(self, ctx: ExtensionContext) -> None:
+        """Read the `prune` settings (with the `/pruner` overrides) into `config`."""
+        raw = ctx.settings.get("prune")
+        if self.overrides:
+            raw = {**raw, **self.overrides} if isinstance(raw, Mapping) else dict(self.overrides)
+        config, problems = read_config(raw)
         for problem in problems:
             ctx.ui.notify(problem, "warning")
         self.config = config.with_context_files(self.context_files)
         self.summaries.choose(self.config, ctx)
-        self.rebuild(ctx)
 
     def strategy(self, ctx: ExtensionContext) -> str:
         """`summarize` or `mask`, as things are now (no model: mask)."""
@@ -145,12 +150,18 @@ class Pruner:
     def rebuild(self, ctx: ExtensionContext) -> None:
         store = ctx.session
         branch = store.get_branch() if store is not None else []
-        self.index = PruneIndex.from_entries(
+        entries = [
             (entry.custom_type, entry.data if isinstance(entry, CustomEntry) else entry.details)
             for entry in branch
             if isinstance(entry, CustomEntry)
             or (isinstance(entry, CustomMessageEntry) and entry.custom_type == SUMMARY_TYPE)
-        )
+        ]
+        self.index = PruneIndex.from_entries(entries)
+        stats, problems = stats_from_entries(entries)
+        self.index.problems.extend(problems)
+        self.stats = self.saved_stats = stats or PruneStats()
+        self.written = any(custom_type.startswith("prune-") for custom_type, _ in entries)
+        self.summaries.take_spent()
         self.pending = []
         self.seen = None
         self.budget_cut = None
@@ -163,7 +174,6 @@ class Pruner:
             self.capture_pending(ctx)
 
     def on_session_start(self, event: object, ctx: ExtensionContext) -> None:
-        self.override = None
         self.load(ctx)
 
     def on_session_tree(self, event: object, ctx: ExtensionContext) -> None:
@@ -216,7 +226,7 @@ class Pruner:
             self.pending.append((ALIAS_TYPE, msgspec.to_builtins(alias)))
             self.index.add_alias(alias)
         if plan.outcome == "indexed":
-            records = [self.record(call, ctx) for call in plan.calls]
+            records = [make_record(call, self.config, ctx) for call in plan.calls]
             entry = IndexEntry(assistant_timestamp=stamp, tool_calls=records)
             self.pending.append((INDEX_TYPE, msgspec.to_builtins(entry)))
             self.index.add_batch(entry)
@@ -238,32 +248,7 @@ class Pruner:
                 ctx.ui.notify(f"cannot record the pruner's index: {error}", "warning")
                 return
             self.pending.pop(0)
-
-    def record(self, call: CapturedCall, ctx: ExtensionContext) -> ToolCallRecord:
-        size = len(call.text.encode())
-        record = ToolCallRecord(
-            tool_call_id=call.tool_call_id,
-            tool_name=call.tool_name,
-            args=call.args,
-            is_error=call.is_error,
-            result_timestamp=call.result_timestamp,
-            result_bytes=size,
-            result_lines=count_lines(call.text),
-            content_hash=call.content_hash,
-        )
-        store = ctx.session
-        if len(call.text) < self.config.spill_threshold or store is None or store.path is None:
-            return record
-        path = spill_path(store.path.parent, store.id, call.key)
-        try:
-            written = write_spill(path, call.text)
-        except OSError as error:
-            ctx.ui.notify(f"cannot spill {call.key} to {path}: {error}; kept inline", "warning")
-            return record
-        record.spill_path = str(path)
-        record.spill_bytes = written
-        record.result_preview = preview(call.text, self.config.spill_preview_bytes)
-        return record
+            self.written = True
 
     def capture_pending(self, ctx: ExtensionContext) -> tuple[int, int]:
         """Index the branch's finished batches past the frontier (`/pruner now`); returns
@@ -320,12 +305,16 @@ class Pruner:
             return 0
         self.flush(ctx)  # the records (and their refs) before the summaries that name them
         replies = await self.summaries.collect(jobs, self.config, ctx)
+        for usage in self.summaries.take_spent():
+            self.stats = add_usage(self.stats, usage)
         recorded = 0
         for job, (text, model_key) in zip(jobs, replies, strict=True):
             if text is None:
-                self.decide(job, "masked", model_key, ctx)
+                refs = f"{job.refs[0]}–{job.refs[-1]}" if len(job.refs) > 1 else job.refs[0]
+                ctx.ui.notify(f"no summary for {refs} ({model_key}); masked instead", "warning")
+                self.decide(job.keys, "masked", model_key, ctx)
             elif len(text) >= job.raw_chars:
-                self.decide(job, "kept-raw", "the summary was longer than the results", ctx)
+                self.decide(job.keys, "kept-raw", "the summary was longer than the results", ctx)
             else:
                 try:
                     await self.api.send_message(
@@ -339,27 +328,42 @@ class Pruner:
                     ctx.ui.notify(f"cannot record a pruner summary: {error}", "warning")
                     continue
                 self.index.decide(job.keys, "summarized")
+                self.written = True
                 recorded += 1
+        self.stats = msgspec.structs.replace(self.stats, summaries=self.stats.summaries + recorded)
+        self.save_stats(ctx)
         return recorded
+
+    def save_stats(self, ctx: ExtensionContext) -> None:
+        """Write the stats when they changed, once the pruner has written anything else (a
+        session the pruner never changed stays as it was)."""
+        if not self.written or self.stats == self.saved_stats:
+            return
+        try:
+            self.api.append_entry(STATS_TYPE, msgspec.to_builtins(self.stats))
+        except PithError as error:
+            ctx.ui.notify(f"cannot record the pruner's stats: {error}", "warning")
+            return
+        self.saved_stats = self.stats
 
     def decide(
         self,
-        job: SummaryJob,
+        keys: Sequence[str],
         outcome: Literal["masked", "kept-raw"],
         reason: str,
         ctx: ExtensionContext,
     ) -> None:
-        """Persist a batch that gets no summary: masked (the summarizer failed) or kept raw."""
-        if outcome == "masked":
-            refs = f"{job.refs[0]}–{job.refs[-1]}" if len(job.refs) > 1 else job.refs[0]
-            ctx.ui.notify(f"no summary for {refs} ({reason}); masked instead", "warning")
-        entry = SummaryOutcome(keys=list(job.keys), outcome=outcome, reason=reason)
+        """Persist that the records `keys` get no summary: masked (the summarizer failed, or a
+        budget trigger masked them mid-task, so a reload renders them as stubs without the
+        in-memory cut and they are not summarized later) or kept raw."""
+        entry = SummaryOutcome(keys=list(keys), outcome=outcome, reason=reason)
         try:
             self.api.append_entry(OUTCOME_TYPE, msgspec.to_builtins(entry))
         except PithError as error:
             ctx.ui.notify(f"cannot record the pruner's index: {error}", "warning")
             return
-        self.index.decide(job.keys, entry.outcome)
+        self.written = True
+        self.index.decide(keys, outcome)
 
     # --- render --------------------------------------------------------------------------------
 
@@ -375,46 +379,22 @@ class Pruner:
         if messages is not event.messages:
             self.flush(ctx)
             if stats.budget_masked:
-                self.keep_masked(list(stats.budget_masked), ctx)
+                self.decide(stats.budget_masked, "masked", "budget trigger, mid-task", ctx)
             active = self.api.get_active_tools()
             if QUERY_TOOL not in active:  # masked mid-run (a follow-up prompt): from next request
                 self.api.set_active_tools([*active, QUERY_TOOL])
+            self.stats = msgspec.structs.replace(
+                self.stats,
+                batches_masked=masked_batches(self.index, stats.stubbed),
+                tokens_saved=stats.tokens_saved,
+            )
+            self.save_stats(ctx)
         messages = purge_errors(messages, self.config, ctx.cwd)
         if messages is event.messages:
             return None
         return ContextResult(messages)
 
-    def keep_masked(self, keys: list[str], ctx: ExtensionContext) -> None:
-        """Persist that the records `keys`, masked mid-task by a budget trigger, stay masked:
-        with `summarize` they are not summarized later (the stub would change), and a reload
-        renders them as stubs without the in-memory cut."""
-        entry = SummaryOutcome(keys=keys, outcome="masked", reason="budget trigger, mid-task")
-        try:
-            self.api.append_entry(OUTCOME_TYPE, msgspec.to_builtins(entry))
-        except PithError as error:
-            ctx.ui.notify(f"cannot record the pruner's index: {error}", "warning")
-            return
-        self.index.decide(keys, "masked")
-
     # --- recovery ----------------------------------------------------------------------------
-
-    def read_raw(self, record: ToolCallRecord, store: SessionStore | None) -> str | None:
-        if record.spill_path is not None:
-            try:
-                return Path(record.spill_path).read_bytes().decode("utf-8", errors="replace")
-            except OSError:
-                pass  # gone: the session's own message is the other copy
-        if store is None:
-            return None
-        key = record.key
-        for entry in store.get_branch():
-            message = entry.message if isinstance(entry, MessageEntry) else None
-            if (
-                isinstance(message, ToolResultMessage)
-                and occurrence_key(message.tool_call_id, message.timestamp) == key
-            ):
-                return result_text(message)
-        return None
 
     def query(
         self,
@@ -428,76 +408,7 @@ class Pruner:
         if isinstance(ids, str):
             return error_result(ids)
         store = ctx.session
-        return text_result(format_query(self.index, ids, lambda r: self.read_raw(r, store)))
-
-    # --- /pruner -------------------------------------------------------------------------------
-
-    def strategy_name(self) -> str:
-        if self.config.strategy == "mask":
-            return "mask"
-        named = self.summaries.summarizer
-        model = named.key if named is not None else "the session model"
-        return f"summarize with {model} (mask without a model)"
-
-    def status(self) -> str:
-        state = "on" if self.active else "off"
-        source = "settings" if self.override is None else "this session"
-        aliases = len(self.index.aliases)
-        lines = [
-            f"pruner: {state} ({source}), strategy {self.strategy_name()}",
-            f"indexed: {len(self.index.records)} results, {aliases} identical re-reads",
-            f"frontier: {self.index.frontier or 'none'}"
-            + (f" ({len(self.pending)} entries not written yet)" if self.pending else ""),
-            f"last request: {self.last.masked} results masked, "
-            f"~{self.last.tokens_saved} tokens saved",
-            "protected paths: "
-            + ", ".join((*self.config.protected_paths, *ALWAYS_PROTECTED, *self.context_files)),
-            "protected tools: " + (", ".join(self.config.protected_tools) or "none"),
-            self.budget_status(),
-            self.purge_status(),
-        ]
-        return "\n".join(lines)
-
-    def budget_status(self) -> str:
-        threshold, delta = self.config.auto_budget_threshold, self.config.budget_turn_delta
-        if threshold is None and delta is None:
-            return "budget triggers: off (the current task is never pruned)"
-        parts = [
-            f"threshold {threshold:g} of the window" if threshold is not None else "",
-            f"delta {delta:g} per turn" if delta is not None else "",
-        ]
-        fired = "fired" if self.budget_cut is not None else "not fired"
-        return f"budget triggers: {', '.join(p for p in parts if p)}; {fired}"
-
-    def purge_status(self) -> str:
-        if not self.config.purge_errors_enabled:
-            return "error purge: off"
-        return (
-            f"error purge: failed calls' arguments of {self.config.purge_errors_min_arg_chars}+ "
-            f"chars, after {self.config.purge_errors_cooldown_turns} turns"
-        )
-
-    async def command(self, args: str, ctx: ExtensionContext) -> None:
-        word = args.strip().split()[0] if args.strip() else "status"
-        if word == "on":
-            self.override = True
-            ctx.ui.notify("pruning is on for this session")
-        elif word == "off":
-            self.override = False
-            ctx.ui.notify("pruning is off for this session; stored results show raw again")
-        elif word == "status":
-            ctx.ui.notify(self.status())
-        elif word == "now":
-            batches, calls = self.capture_pending(ctx)
-            self.flush(ctx)
-            ctx.ui.notify(f"indexed {batches} batches ({calls} tool results)")
-            if self.active and self.strategy(ctx) == "summarize":
-                summaries = await self.summarize(ctx)
-                ctx.ui.notify(f"summarized {summaries} batches")
-        elif word == "help":
-            ctx.ui.notify(HELP)
-        else:
-            ctx.ui.notify(f"/pruner {word}: unknown subcommand\n{HELP}", "warning")
+        return text_result(format_query(self.index, ids, lambda r: read_raw(r, store)))
 
 
 def register(api: ExtensionAPI) -> None:
@@ -524,7 +435,7 @@ def register(api: ExtensionAPI) -> None:
     )
     api.register_command(
         "pruner",
-        pruner.command,
-        description="context pruner: on, off, status, now, help",
-        get_argument_completions=lambda prefix: [w for w in SUBCOMMANDS if w.startswith(prefix)],
+        lambda args, ctx: run_command(pruner, args, ctx),
+        description="context pruner: " + ", ".join(SUBCOMMANDS),
+        get_argument_completions=complete,
     )

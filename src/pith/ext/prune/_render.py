@@ -49,6 +49,8 @@ class RenderStats:
     budget_masked: tuple[str, ...] = ()
     """Keys of records masked past the boundary (a budget trigger) with no decision yet: the
     caller records them as masked, so they stay stubs when the task ends and after a reload."""
+    stubbed: tuple[str, ...] = ()
+    """Occurrence keys of every result stubbed, in message order (for the stats)."""
 
     @property
     def tokens_saved(self) -> int:
@@ -135,6 +137,7 @@ def render(
     optional: dict[int, str] = {}
     sizes: dict[int, int] = {}
     undecided: dict[int, str] = {}
+    keys: dict[int, str] = {}
     stop = len(messages) if budget_cut is not None else end
     turn_stamp: int | float | None = None
     for position in range(stop):
@@ -163,6 +166,7 @@ def render(
         if len(stub) >= len(text):
             continue  # already a stub, or the stub would not be shorter
         (forced if must else optional)[position] = stub
+        keys[position] = key
         if mid_task and key in index.records and key not in index.decisions:
             undecided[position] = key
         sizes[position] = len(text)
@@ -182,4 +186,5 @@ def render(
             original, content=[TextContent(text=stubs[position])]
         )
     budget = tuple(key for position, key in sorted(undecided.items()) if position in stubs)
-    return out, RenderStats(len(stubs), before, after, budget)
+    stubbed = tuple(keys[position] for position in sorted(stubs))
+    return out, RenderStats(len(stubs), before, after, budget, stubbed)

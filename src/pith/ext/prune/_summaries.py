@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from pith.ai import Model
+from pith.ai import Model, Usage
 from pith.errors import PithError
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._records import SummaryDetails, SummaryRef
@@ -54,6 +54,13 @@ class Summaries:
     """`prune.summarizerModel` when it names a known model; None: the session model."""
     started: dict[tuple[str, ...], asyncio.Task[Reply]] = field(default_factory=dict)
     """Requests started early, by the batch's keys."""
+    spent: list[Usage] = field(default_factory=list)
+    """The usage of every summarizer reply not yet counted in the stats (`take_spent`)."""
+
+    def take_spent(self) -> list[Usage]:
+        """The replies' usage since the last call, once."""
+        spent, self.spent = self.spent, []
+        return spent
 
     def choose(self, config: PruneConfig, ctx: ExtensionContext) -> None:
         """Resolve `prune.summarizerModel`; an unknown one is warned about once and the
@@ -111,7 +118,13 @@ class Summaries:
         for position, model in enumerate(models):
             try:
                 reply = await ask_summary(
-                    model, ctx.model_registry, SUMMARY_SYSTEM_PROMPT, prompt, idle=idle, total=total
+                    model,
+                    ctx.model_registry,
+                    SUMMARY_SYSTEM_PROMPT,
+                    prompt,
+                    idle=idle,
+                    total=total,
+                    spent=self.spent,
                 )
             except SummaryFailed as error:
                 reason = f"{model.key}: {error}"

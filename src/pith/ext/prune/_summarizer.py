@@ -27,6 +27,7 @@ from pith.ai import (
     StreamEvent,
     StreamOptions,
     TextContent,
+    Usage,
     UserMessage,
     provider_for,
 )
@@ -86,10 +87,12 @@ async def ask_summary(
     *,
     idle: float,
     total: float,
+    spent: list[Usage] | None = None,
 ) -> str:
     """The text `model` replies to `text` under `system_prompt` (no tools, thinking off).
     Raises `SummaryFailed` on a failed request, a timeout, a reply cut by the output limit, a
-    tool call or a blank reply."""
+    tool call or a blank reply. The reply's usage is appended to `spent` as soon as it
+    arrives (a reply that is then refused cost tokens too)."""
     key = registry.api_key(model) if registry is not None else None
     controller = AbortController()
     context = Context(
@@ -112,6 +115,8 @@ async def ask_summary(
     except SummaryFailed:
         controller.abort()
         raise
+    if spent is not None:
+        spent.append(reply.usage)
     if reply.stop_reason == "length":
         raise SummaryFailed("the summary was cut by the output limit")
     if reply.stop_reason not in ("stop", "toolUse"):

@@ -1,0 +1,223 @@
+"""`/pruner` and its subcommands (spec extensions.md A.3).
+
+Reading a setting subcommand's value is pure (`parse_setting`): the settings key and its JSON
+value, or a one-line error naming the expected form. Applying it (for the session, and saved
+to the user's settings.json under `prune`) is the extension's `Pruner.apply_setting`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pith.errors import PithError
+from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig
+from pith.ext.prune._settings_file import save_prune_setting
+from pith.ext.prune._stats import format_stats
+from pith.ext.prune._tree import format_tree
+from pith.extensions import ExtensionContext
+
+if TYPE_CHECKING:
+    from pith.ext.prune._extension import Pruner
+
+__all__ = [
+    "HELP",
+    "SUBCOMMANDS",
+    "Setting",
+    "apply_setting",
+    "complete",
+    "parse_setting",
+    "run_command",
+    "status_text",
+]
+
+HELP = """/pruner — the context pruner (strategy summarize, or mask)
+  /pruner status                     what is indexed, what the last request masked, protection
+  /pruner stats                      summarizer tokens and cost, summaries, tokens saved
+  /pruner on | off                   prune or not (saved: "prune": {"enabled": ...})
+  /pruner strategy [mask|summarize|auto]
+  /pruner model [provider/id|default]        the summarizer model
+  /pruner protected-tools [names|none]       comma- or space-separated
+  /pruner protected-paths [globs|none]       comma- or space-separated
+  /pruner min-batch-chars [n]                0: no minimum
+  /pruner tree                       the indexed calls per batch, and what each is now
+  /pruner now                        index every finished batch not captured yet (and summarize)
+  /pruner help                       this text
+Without a value a setting subcommand shows it; with one it sets it for this session and saves
+it in settings.json. Pruned results read [pruned tN: …] or [summarized tN: …]; the model gets
+them back with context_tree_query."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    """The settings.json key under `prune`."""
+    form: str
+    """The expected value, for errors and help."""
+    show: Callable[[PruneConfig], str]
+    values: tuple[str, ...] = ()
+    """Fixed values offered as completions."""
+
+
+def _names(items: tuple[str, ...]) -> str:
+    return ", ".join(items) or "none"
+
+
+SETTINGS: dict[str, Setting] = {
+    "strategy": Setting(
+        "strategy", "mask, summarize or auto", lambda c: c.strategy, ("mask", "summarize", "auto")
+    ),
+    "model": Setting(
+        "summarizerModel", "provider/id or default", lambda c: c.summarizer_model, ("default",)
+    ),
+    "protected-tools": Setting(
+        "protectedTools", "tool names or none", lambda c: _names(c.protected_tools), ("none",)
+    ),
+    "protected-paths": Setting(
+        "protectedPaths",
+        "globs or none",
+        lambda c: _names(c.protected_paths) + f" (always: {', '.join(ALWAYS_PROTECTED)})",
+        ("none",),
+    ),
+    "min-batch-chars": Setting(
+        "minBatchChars", "a whole number >= 0", lambda c: str(c.min_batch_chars)
+    ),
+}
+
+SUBCOMMANDS = ("status", "stats", "on", "off", *SETTINGS, "tree", "now", "help")
+
+
+def parse_setting(name: str, text: str) -> tuple[str, object] | str:
+    """The settings key and JSON value `/pruner <name> <text>` sets, or an error line."""
+    setting = SETTINGS[name]
+    value = text.strip()
+    bad = f"/pruner {name}: expected {setting.form}, got {value!r}"
+    if name == "strategy":
+        return (setting.key, value) if value in setting.values else bad
+    if name == "model":
+        provider, _, model_id = value.partition("/")
+        ok = value == "default" or (provider and model_id and " " not in value)
+        return (setting.key, value) if ok else bad
+    if name in ("protected-tools", "protected-paths"):
+        if value == "none":
+            return setting.key, []
+        items = [item for item in value.replace(",", " ").split() if item]
+        return (setting.key, items) if items and "none" not in items else bad
+    if value.isdigit():
+        return setting.key, int(value)
+    return bad
+
+
+def complete(prefix: str) -> list[str]:
+    """Completions for the text after `/pruner `: subcommands, then fixed values."""
+    name, space, rest = prefix.partition(" ")
+    if not space:
+        return [word for word in SUBCOMMANDS if word.startswith(prefix)]
+    setting = SETTINGS.get(name)
+    if setting is None:
+        return []
+    return [f"{name} {value}" for value in setting.values if value.startswith(rest.strip())]
+
+
+def apply_setting(pruner: Pruner, key: str, value: object, ctx: ExtensionContext) -> None:
+    """Set `prune.<key>` for this process and save it in the user's settings.json (a failed
+    save is a warning: the value still applies to this session)."""
+    pruner.overrides[key] = value
+    pruner.configure(ctx)
+    agent_dir = pruner.api.agent_dir
+    if agent_dir is None:
+        ctx.ui.notify("no agent directory: the setting applies to this session only", "warning")
+        return
+    try:
+        save_prune_setting(agent_dir / "settings.json", key, value)
+    except PithError as error:
+        ctx.ui.notify(f"{error}; the setting applies to this session only", "warning")
+
+
+async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
+    """Handle `/pruner <args>`."""
+    word, _, rest = args.strip().partition(" ")
+    word = word or "status"
+    if word in ("on", "off"):
+        apply_setting(pruner, "enabled", word == "on", ctx)
+        shown = "on" if word == "on" else "off; stored results show raw again"
+        ctx.ui.notify(f"pruning is {shown}")
+    elif word in SETTINGS:
+        if not rest.strip():
+            ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.config)}")
+            return
+        parsed = parse_setting(word, rest)
+        if isinstance(parsed, str):
+            ctx.ui.notify(parsed, "warning")
+            return
+        apply_setting(pruner, *parsed, ctx)
+        ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.config)}")
+    elif word == "status":
+        ctx.ui.notify(status_text(pruner))
+    elif word == "stats":
+        ctx.ui.notify(format_stats(pruner.stats))
+    elif word == "tree":
+        ctx.ui.notify(format_tree(pruner.index, pruner.config, ctx.cwd, set(pruner.last.stubbed)))
+    elif word == "now":
+        batches, calls = pruner.capture_pending(ctx)
+        pruner.flush(ctx)
+        ctx.ui.notify(f"indexed {batches} batches ({calls} tool results)")
+        if pruner.active and pruner.strategy(ctx) == "summarize":
+            summaries = await pruner.summarize(ctx)
+            ctx.ui.notify(f"summarized {summaries} batches")
+    elif word == "help":
+        ctx.ui.notify(HELP)
+    else:
+        ctx.ui.notify(f"/pruner {word}: unknown subcommand\n{HELP}", "warning")
+
+
+def _strategy_name(pruner: Pruner) -> str:
+    if pruner.config.strategy == "mask":
+        return "mask"
+    named = pruner.summaries.summarizer
+    model = named.key if named is not None else "the session model"
+    return f"summarize with {model} (mask without a model)"
+
+
+def _budget_status(config: PruneConfig, fired: bool) -> str:
+    threshold, delta = config.auto_budget_threshold, config.budget_turn_delta
+    if threshold is None and delta is None:
+        return "budget triggers: off (the current task is never pruned)"
+    parts = [
+        f"threshold {threshold:g} of the window" if threshold is not None else "",
+        f"delta {delta:g} per turn" if delta is not None else "",
+    ]
+    return f"budget triggers: {', '.join(p for p in parts if p)}; " + (
+        "fired" if fired else "not fired"
+    )
+
+
+def _purge_status(config: PruneConfig) -> str:
+    if not config.purge_errors_enabled:
+        return "error purge: off"
+    return (
+        f"error purge: failed calls' arguments of {config.purge_errors_min_arg_chars}+ "
+        f"chars, after {config.purge_errors_cooldown_turns} turns"
+    )
+
+
+def status_text(pruner: Pruner) -> str:
+    """The `/pruner status` text."""
+    config, index = pruner.config, pruner.index
+    state = "on" if pruner.active else "off"
+    source = "set by /pruner" if "enabled" in pruner.overrides else "settings"
+    lines = [
+        f"pruner: {state} ({source}), strategy {_strategy_name(pruner)}",
+        f"indexed: {len(index.records)} results, {len(index.aliases)} identical re-reads",
+        f"frontier: {index.frontier or 'none'}"
+        + (f" ({len(pruner.pending)} entries not written yet)" if pruner.pending else ""),
+        f"last request: {pruner.last.masked} results masked, "
+        f"~{pruner.last.tokens_saved} tokens saved",
+        "protected paths: "
+        + ", ".join((*config.protected_paths, *ALWAYS_PROTECTED, *pruner.context_files)),
+        "protected tools: " + (", ".join(config.protected_tools) or "none"),
+        _budget_status(config, pruner.budget_cut is not None),
+        _purge_status(config),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,202 @@
+"""`/pruner` subcommands: parsing, completions, the settings writer, the tree; and as typed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pith.ext.prune._commands import complete, parse_setting
+from pith.ext.prune._config import PruneConfig
+from pith.ext.prune._index import PruneIndex
+from pith.ext.prune._records import IndexEntry, ToolCallRecord
+from pith.ext.prune._settings_file import SettingsWriteError, save_prune_setting
+from pith.ext.prune._tree import format_tree
+from pith.testing import FakeServer
+
+from .test_extension import FIRST_TASK, make_world, tool_texts
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("strategy", "mask", ("strategy", "mask")),
+        ("strategy", " auto ", ("strategy", "auto")),
+        ("model", "anthropic/claude-haiku", ("summarizerModel", "anthropic/claude-haiku")),
+        ("model", "default", ("summarizerModel", "default")),
+        ("protected-tools", "web_fetch, bash", ("protectedTools", ["web_fetch", "bash"])),
+        ("protected-tools", "none", ("protectedTools", [])),
+        (
+            "protected-paths",
+            "**/skills/**/*.md docs/*.md",
+            ("protectedPaths", ["**/skills/**/*.md", "docs/*.md"]),
+        ),
+        ("min-batch-chars", "0", ("minBatchChars", 0)),
+    ],
+)
+def test_parse_setting_gives_the_key_and_json_value(
+    name: str, text: str, expected: tuple[str, object]
+) -> None:
+    assert parse_setting(name, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "error"),
+    [
+        ("strategy", "fast", "/pruner strategy: expected mask, summarize or auto, got 'fast'"),
+        ("model", "haiku", "/pruner model: expected provider/id or default, got 'haiku'"),
+        (
+            "min-batch-chars",
+            "-3",
+            "/pruner min-batch-chars: expected a whole number >= 0, got '-3'",
+        ),
+        (
+            "protected-tools",
+            "bash none",
+            "/pruner protected-tools: expected tool names or none, got 'bash none'",
+        ),
+    ],
+)
+def test_a_bad_value_gives_one_line_naming_the_expected_form(
+    name: str, text: str, error: str
+) -> None:
+    assert parse_setting(name, text) == error
+
+
+def test_completions_offer_subcommands_then_their_fixed_values() -> None:
+    assert complete("s") == ["status", "stats", "strategy"]
+    assert complete("protected") == ["protected-tools", "protected-paths"]
+    assert complete("strategy ") == ["strategy mask", "strategy summarize", "strategy auto"]
+    assert complete("strategy s") == ["strategy summarize"]
+    assert complete("model d") == ["model default"]
+    assert complete("tree x") == []
+
+
+def test_saving_a_setting_keeps_every_other_key(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"theme": "dark", "prune": {"enabled": True, "minGainTokens": 5}}))
+    save_prune_setting(path, "strategy", "mask")
+    assert json.loads(path.read_text()) == {
+        "theme": "dark",
+        "prune": {"enabled": True, "minGainTokens": 5, "strategy": "mask"},
+    }
+    assert [p.name for p in tmp_path.iterdir()] == ["settings.json"]  # no temp file left
+
+
+def test_saving_creates_a_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "agent" / "settings.json"
+    save_prune_setting(path, "enabled", False)
+    assert json.loads(path.read_text()) == {"prune": {"enabled": False}}
+
+
+def test_saving_into_a_broken_file_fails_and_leaves_it_alone(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"theme": ')
+    with pytest.raises(SettingsWriteError, match=r"settings.json line 1: not valid JSON"):
+        save_prune_setting(path, "enabled", False)
+    assert path.read_text() == '{"theme": '
+
+
+def record(call_id: str, path: str, size: int = 4000) -> ToolCallRecord:
+    return ToolCallRecord(
+        tool_call_id=call_id,
+        tool_name="read",
+        args={"path": path},
+        is_error=False,
+        result_timestamp=1,
+        result_bytes=size,
+        result_lines=10,
+        content_hash=call_id,
+    )
+
+
+def test_the_tree_lists_each_batch_with_its_calls_states() -> None:
+    index = PruneIndex()
+    index.add_batch(IndexEntry(assistant_timestamp=1, tool_calls=[record("a", "app.py")]))
+    index.add_batch(
+        IndexEntry(
+            assistant_timestamp=2,
+            tool_calls=[record("b", "lib.py"), record("c", "docs/rules.md", 100)],
+        )
+    )
+    index.decide(["b@1"], "summarized")
+    config = PruneConfig(protected_paths=("docs/*.md",))
+    assert format_tree(index, config, "", {"a@1"}) == (
+        "batch 1 (1 calls)\n"
+        '  t1  read(path="app.py")  3.9KB  masked\n'
+        "batch 2 (2 calls)\n"
+        '  t2  read(path="lib.py")  3.9KB  summarized\n'
+        '  t3  read(path="docs/rules.md")  100B  protected'
+    )
+    assert format_tree(PruneIndex(), config) == "nothing indexed yet"
+
+
+# --- as typed in a session -------------------------------------------------------------------
+
+
+def test_setting_subcommands_show_set_and_save_the_value(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    with FakeServer({"turns": []}) as server:
+        world.run(
+            server,
+            "/pruner min-batch-chars",
+            "/pruner min-batch-chars 50",
+            "/pruner protected-tools web_fetch,bash",
+            "/pruner protected-paths none",
+            "/pruner model default",
+            "/pruner strategy",
+            "/pruner strategy bogus",
+            "/pruner off",
+        )
+    assert world.ui.notices == [
+        ("info", "[prune] min-batch-chars: 1000"),
+        ("info", "[prune] min-batch-chars: 50"),
+        ("info", "[prune] protected-tools: web_fetch, bash"),
+        ("info", "[prune] protected-paths: none (always: **/AGENTS.md, **/CLAUDE.md)"),
+        ("info", "[prune] model: default"),
+        ("info", "[prune] strategy: mask"),
+        ("warning", "[prune] /pruner strategy: expected mask, summarize or auto, got 'bogus'"),
+        ("info", "[prune] pruning is off; stored results show raw again"),
+    ]
+    saved = json.loads((world.agent / "settings.json").read_text())
+    assert saved == {
+        "prune": {
+            "strategy": "mask",
+            "minBatchChars": 50,
+            "protectedTools": ["web_fetch", "bash"],
+            "protectedPaths": [],
+            "summarizerModel": "default",
+            "enabled": False,
+        }
+    }
+
+
+def test_a_setting_applies_to_the_session_at_once(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        # app.py and lib.py are now protected too: nothing left to mask
+        world.run(server, "read", "/pruner protected-tools read", "again")
+        assert tool_texts(server, 2) == tool_texts(server, 1)
+
+
+def test_pruner_off_is_saved_and_a_new_process_starts_off(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    with FakeServer({"turns": []}) as server:
+        world.run(server, "/pruner off")
+    with FakeServer({"turns": []}) as server:
+        world.run(server, "/pruner status")
+    assert world.ui.notices[-1][1].startswith("[prune] pruner: off (settings)")
+
+
+def test_pruner_tree_lists_the_indexed_calls(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "again", "/pruner tree")
+    assert world.ui.notices[-1][1] == (
+        "[prune] batch 1 (2 calls)\n"
+        '  t1  read(path="app.py")  6.6KB  masked\n'
+        '  t2  read(path="lib.py")  6.6KB  masked'
+    )
