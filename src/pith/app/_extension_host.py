@@ -43,6 +43,9 @@ class SessionHost:
     def settings_layers(self) -> list[tuple[str, dict[str, object]]]:
         return [(str(path), data) for path, data in self._session.config.layers]
 
+    def api_key(self, model: Model) -> str | None:
+        return self._session.api_key_for(model)
+
     def all_tools(self) -> dict[str, Tool]:
         return self._session.all_tools()
 
@@ -185,6 +188,9 @@ class ToolHost:
 
     def settings_layers(self) -> list[tuple[str, dict[str, object]]]:
         return list(self._layers)
+
+    def api_key(self, model: Model) -> str | None:
+        return None  # `pith tool` calls no model
 
     def all_tools(self) -> dict[str, Tool]:
         return dict(self._tools)

@@ -419,6 +419,11 @@ class AgentSession:
         self.agent.messages = list(self.store.projection().messages)
         self._tracker = None
 
+    def api_key_for(self, model: Model) -> str | None:
+        """The key requests to `model` carry (`--api-key`, then models.json, then the
+        environment)."""
+        return self.registry.api_key(model, self._api_key_override)
+
     def summarizer(self) -> Summarizer:
         """Who writes summaries: `compaction.model` when set, else the session's model."""
         model = self.model

@@ -68,6 +68,11 @@ class ExtensionContext:
     def model_registry(self) -> ModelRegistry | None:
         return self._bound().registry
 
+    def get_api_key(self, model: Model) -> str | None:
+        """The key pith sends for `model` (`--api-key`, then models.json, then the
+        environment), for an extension that calls a model itself; None without one."""
+        return self._bound().api_key(model)
+
     @property
     def thinking_level(self) -> ThinkingLevel:
         return self._bound().thinking_level

@@ -120,6 +120,7 @@ class Summaries:
                 reply = await ask_summary(
                     model,
                     ctx.model_registry,
+                    ctx.get_api_key(model),
                     SUMMARY_SYSTEM_PROMPT,
                     prompt,
                     idle=idle,

@@ -1,10 +1,9 @@
 """One summarizer request, through pith.ai's public provider functions (an extension cannot
 use the app's summarizer): the model's text reply, or `SummaryFailed` saying why not.
 
-Credentials come from the session's model registry (`ctx.model_registry`): `api_key(model)`
-(models.json `apiKey`, then the provider's environment variables) and `request_headers(model)`,
-with a bearer header for providers that want one. A `--api-key` given on the command line is
-not visible to extensions, so a summarizer on such a session fails and the batch is masked.
+Credentials: the key pith itself sends for the model (`ctx.get_api_key(model)`: `--api-key`,
+then models.json `apiKey`, then the provider's environment variables) and the registry's
+`request_headers(model)`, with a bearer header for providers that want one.
 
 Timeouts (spec A.2): `idle` seconds without a stream event, `total` seconds in all; 0 turns
 either off. A timeout aborts the request.
@@ -82,6 +81,7 @@ async def _reply(
 async def ask_summary(
     model: Model,
     registry: ModelRegistry | None,
+    key: str | None,
     system_prompt: str,
     text: str,
     *,
@@ -93,7 +93,6 @@ async def ask_summary(
     Raises `SummaryFailed` on a failed request, a timeout, a reply cut by the output limit, a
     tool call or a blank reply. The reply's usage is appended to `spent` as soon as it
     arrives (a reply that is then refused cost tokens too)."""
-    key = registry.api_key(model) if registry is not None else None
     controller = AbortController()
     context = Context(
         system_prompt=system_prompt,
