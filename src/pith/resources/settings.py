@@ -10,7 +10,11 @@ setting could quietly change what the agent may do.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import re
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
@@ -28,6 +32,8 @@ __all__ = [
     "RetrySettings",
     "Settings",
     "SettingsValues",
+    "SettingsWriteError",
+    "edit_settings_file",
     "load_settings",
     "merge_settings",
 ]
@@ -268,3 +274,49 @@ def _json_kind(value: object) -> str:
     if value is None:
         return "null"
     return "a number" if isinstance(value, int | float) else type(value).__name__
+
+
+class SettingsWriteError(ConfigError):
+    """A settings file could not be changed; the message names the file and why."""
+
+
+def edit_settings_file(path: Path, edit: Callable[[dict[str, object]], None]) -> None:
+    """Change the settings file at `path` in place: it is read again, `edit` changes the parsed
+    object (raising `SettingsWriteError` to refuse), and the result goes to a temporary file in
+    the same folder that is renamed over the old one — other keys are kept and a crash never
+    leaves half a file. A missing file (and folder) is created."""
+    settings: dict[str, object] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except OSError as error:
+        raise SettingsWriteError(f"cannot read {path}: {error}") from error
+    if text.strip():
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise SettingsWriteError(
+                f"{path} line {error.lineno}: not valid JSON ({error.msg}); fix it and try again"
+            ) from error
+        if not isinstance(loaded, dict):
+            raise SettingsWriteError(f"{path} must hold a JSON object; not changed")
+        settings = loaded
+    edit(settings)
+    data = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=".settings-", suffix=".tmp", dir=path.parent
+        )
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                handle.write(data)
+            if path.exists():
+                os.chmod(temporary, path.stat().st_mode & 0o777)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise SettingsWriteError(f"cannot write {path}: {error}") from error

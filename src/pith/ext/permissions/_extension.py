@@ -32,7 +32,7 @@ from pith.ext.permissions._persist import add_allow_rule
 from pith.ext.permissions._rules import Rule, Ruleset
 from pith.extensions import ExtensionAPI, ExtensionContext, InputResult, ToolCallDecision
 from pith.extensions.events import BeforeAgentStart, Input, ToolCallEvent
-from pith.resources.settings import PROJECT_SETTINGS, SETTINGS_FILE
+from pith.resources.settings import PROJECT_SETTINGS, SETTINGS_FILE, SettingsWriteError
 
 __all__ = ["Permissions", "describe_decision", "register"]
 
@@ -214,7 +214,7 @@ class Permissions:
                 for surface, pattern in dict.fromkeys(patterns):
                     try:
                         add_allow_rule(target, surface, pattern)
-                    except (OSError, ValueError) as error:
+                    except SettingsWriteError as error:
                         ctx.ui.notify(f"cannot save the rule: {error}", "error")
                         break
             self.approve(asks, str(target) if target else "session")
