@@ -171,24 +171,12 @@ class GuardedTool:
             if sink is not None:
                 Path(sink).write_bytes(b"")  # opened before the run: `>>` can never fail
             cleaned = plan.render(sink, marker)
-            printed = False
-
-            def watch(update: ToolResult) -> None:
-                # The only way to tell output that is exactly "(no output)" from none: the
-                # live updates carry the output as printed.
-                nonlocal printed
-                printed = printed or any(
-                    isinstance(block, TextContent) and block.text for block in update.content
-                )
-                if on_update is not None:
-                    on_update(update)
-
             raw: list[bytes | None] = []
             token = RAW_OUTPUT.set(raw.append)  # the output byte for byte, not decoded
             started = time.monotonic()
             try:
                 result = await self.inner.execute(
-                    call_id, {**args, "command": cleaned}, signal, watch
+                    call_id, {**args, "command": cleaned}, signal, on_update
                 )
             finally:
                 RAW_OUTPUT.reset(token)
@@ -197,7 +185,7 @@ class GuardedTool:
             ran = marker is None or os.path.exists(marker)
             output = raw[0] if raw else None
             return await self._projected(
-                plan, result, side, ran, printed, output, command_ms, signal, settings, renames
+                plan, result, side, ran, output, command_ms, signal, settings, renames
             )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -208,7 +196,6 @@ class GuardedTool:
         result: ToolResult,
         side: bytes,
         ran: bool,
-        printed: bool,
         raw: bytes | None,
         command_ms: float,
         signal: AbortSignal,
@@ -226,7 +213,8 @@ class GuardedTool:
             assert isinstance(source, str)
             full = _read(source)
         else:
-            empty = window == "(no output)" and not printed
+            # Only when the tool gave no raw bytes (another bash tool): its text is all there is.
+            empty = window == "(no output)"
             full = b"" if empty else window.encode("utf-8", "surrogateescape")
         guard: dict[str, object] = {
             "version": CONTRACT_VERSION,
