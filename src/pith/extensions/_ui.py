@@ -37,6 +37,11 @@ class ExtensionUI(Protocol):
         """Ask for a line of text; None when nobody answers."""
         ...
 
+    def set_status(self, key: str, text: str | None) -> None:
+        """Show `text` in the footer under `key` (None removes it); where there is no footer
+        (print, JSON) it is dropped. For progress and running totals, not for messages."""
+        ...
+
 
 class HeadlessUI:
     """The UI of runs without a person at the keyboard (print, JSON, `pith tool`)."""
@@ -62,6 +67,9 @@ class HeadlessUI:
     ) -> str | None:
         return None
 
+    def set_status(self, key: str, text: str | None) -> None:
+        return None
+
 
 class NamedUI:
     """An extension's view of the UI: its notices carry its name."""
@@ -85,3 +93,8 @@ class NamedUI:
         self, title: str, placeholder: str | None = None, *, timeout: float | None = None
     ) -> str | None:
         return await self._ui.input(title, placeholder, timeout=timeout)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        setter = getattr(self._ui, "set_status", None)  # a UI written before set_status
+        if callable(setter):
+            setter(key, text)
