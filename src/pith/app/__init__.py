@@ -17,6 +17,7 @@ from pith.app._factory import SessionOptions, build_agent_session
 from pith.app._input import Prompts, build_prompts, read_piped_stdin
 from pith.app._navigation import ForkOutcome, TreeNavigation
 from pith.app._print_mode import failure_line, run_print_mode
+from pith.app._rpc import RpcConnection
 from pith.app._session import AgentSession, SessionListener
 from pith.app._tool_runner import ToolRunError, run_tool
 
@@ -27,6 +28,7 @@ __all__ = [
     "AutoRetryStart",
     "ForkOutcome",
     "Prompts",
+    "RpcConnection",
     "SessionEvent",
     "SessionListener",
     "SessionOptions",

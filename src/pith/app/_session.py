@@ -28,6 +28,7 @@ from pith.agent import (
     MessageStart,
     QueueMode,
     Tool,
+    UpdateCallback,
 )
 from pith.ai import (
     AgentMessage,
@@ -756,20 +757,39 @@ class AgentSession:
         if self._bash_abort is not None:
             self._bash_abort.abort()
 
+    def abort_retry(self) -> None:
+        """Stop waiting for the next automatic retry; the failed reply stands."""
+        if self._retry_wait is not None:
+            self._retry_wait.set()
+
+    def abort_bash(self) -> None:
+        """Stop the user's own command (`!cmd`) if one runs; the agent's run goes on."""
+        if self._bash_abort is not None:
+            self._bash_abort.abort()
+
     # --- the user's own commands (`!cmd`) ---------------------------------------------------
 
     async def run_user_bash(
-        self, command: str, *, exclude_from_context: bool = False
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        on_update: UpdateCallback | None = None,
     ) -> BashExecutionMessage:
         """Run a command the user typed (`!cmd`; `!!cmd` keeps it out of the model's context).
 
         While the agent is working the result is queued and recorded after the run, so it never
-        lands between a tool call and its result.
+        lands between a tool call and its result. `on_update` sees the output's visible tail
+        as it grows.
         """
         self._bash_abort = AbortController()
         try:
             run = await run_shell(
-                command, self.cwd, self._bash_abort.signal, env=self.shell_environment()
+                command,
+                self.cwd,
+                self._bash_abort.signal,
+                env=self.shell_environment(),
+                on_update=on_update,
             )
         finally:
             self._bash_abort = None

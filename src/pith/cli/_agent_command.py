@@ -18,7 +18,10 @@ from pith.errors import InputError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pith.ai import Model, ModelChoice, ModelRegistry
+    from pith.app import RpcConnection
     from pith.cli._startup import PreparedRun
+    from pith.extensions import ExtensionUI
+    from pith.resources.trust import Ask
     from pith.session import SessionStore
 
 __all__ = ["parser", "run"]
@@ -44,7 +47,12 @@ def parser() -> argparse.ArgumentParser:
         "messages", nargs="*", help="the request; each further one is sent after the first"
     )
     p.add_argument("-p", "--print", action="store_true", help="answer once and exit (print mode)")
-    p.add_argument("--mode", choices=("text", "json"), default="text", help="output format")
+    p.add_argument(
+        "--mode",
+        choices=("text", "json", "rpc"),
+        default="text",
+        help="output format; rpc: JSON-lines commands on stdin (docs/rpc.md)",
+    )
     p.add_argument(
         "--provider", help="provider id (openai, anthropic, ollama, or one from models.json)"
     )
@@ -99,7 +107,7 @@ def run(argv: list[str]) -> int:
 async def _main(argv: list[str]) -> int:
     from pith.ai import ModelRegistry
 
-    parsed = await prepare_run(argv, parser)
+    parsed = await prepare_run(argv, parser, ask=_trust_asker(argv))
     options, settings, home, cwd = parsed.options, parsed.settings, parsed.agent_dir, parsed.cwd
     registry = ModelRegistry.load(home)
     for warning in registry.warnings:
@@ -108,14 +116,7 @@ async def _main(argv: list[str]) -> int:
         return _list_models(registry)
     files = [arg[1:] for arg in options.messages if arg.startswith("@") and len(arg) > 1]
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
-    interactive = (
-        not options.print and options.mode == "text" and sys.stdin.isatty() and sys.stdout.isatty()
-    )
-    if interactive and not messages and not files and not options.resume:
-        raise InputError(
-            "the interactive terminal mode is not available in this version; "
-            'run `pith -p "your request"` (or pipe a request into pith)'
-        )
+    interactive = _is_interactive(options.print, options.mode)
     values = settings.values
     choice = _choose_model(
         registry,
@@ -145,7 +146,9 @@ async def _main(argv: list[str]) -> int:
     if store is None:
         return 0
     try:
-        return await _run_in(store, options, registry, choice, messages, files, parsed)
+        return await _run_in(
+            store, options, registry, choice, messages, files, parsed, interactive=interactive
+        )
     finally:
         store.close()
 
@@ -158,6 +161,8 @@ async def _run_in(
     messages: list[str],
     files: list[str],
     parsed: PreparedRun,
+    *,
+    interactive: bool = False,
 ) -> int:
     from pith.ai import as_thinking_level
     from pith.app import build_prompts, read_piped_stdin, run_print_mode
@@ -167,8 +172,9 @@ async def _run_in(
     cwd, settings = parsed.cwd, parsed.settings
     for warning in store.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
-    prompts = build_prompts(messages, files, read_piped_stdin(), cwd)
-    if prompts.first is None:
+    rpc = _rpc_connection(options, messages, files)
+    prompts = None if rpc else build_prompts(messages, files, read_piped_stdin(), cwd)
+    if prompts is not None and prompts.first is None and not interactive:
         raise InputError(
             'no request given: pass one as an argument, e.g. pith -p "fix the failing test"'
         )
@@ -195,16 +201,74 @@ async def _run_in(
             api_key=options.api_key,
         ),
         extensions=parsed.runner,
-        mode="json" if options.mode == "json" else "print",
+        mode="rpc"
+        if rpc
+        else "interactive"
+        if interactive
+        else "json"
+        if options.mode == "json"
+        else "print",
+        ui=rpc.ui if rpc else _terminal_ui() if interactive else None,
         settings=settings,
         resources=await load_run_resources(parsed, options),
     )
+    if rpc is not None or prompts is None:
+        assert rpc is not None
+        return await rpc.serve(session)  # starts and shuts down the session itself
+    if interactive and prompts is not None:
+        from pith.app.interactive import run_interactive
+
+        await session.start()
+        try:
+            return await run_interactive(
+                session, agent_dir=parsed.agent_dir, first=prompts.first, rest=prompts.rest
+            )
+        finally:
+            await session.shutdown()
     header = json.loads(encode_entry(store.header))
     await session.start()
     try:
         return await run_print_mode(session, prompts, options.mode, header)
     finally:
         await session.shutdown()
+
+
+def _is_interactive(print_mode: bool, mode: str) -> bool:
+    """The terminal mode: no -p, no --mode json/rpc, and a terminal on both ends."""
+    return not print_mode and mode == "text" and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _trust_asker(argv: list[str]) -> Ask | None:
+    """Who answers the project-trust question: the terminal in the interactive mode (read
+    from `argv` before it is fully parsed), else nobody (an undecided project is untrusted)."""
+    scripted = any(arg in ("-p", "--print", "--mode") or arg.startswith("--mode=") for arg in argv)
+    if scripted or not _is_interactive(False, "text"):
+        return None
+    from pith.app.interactive import ask_trust
+
+    return ask_trust
+
+
+def _terminal_ui() -> ExtensionUI:
+    from pith.app.interactive import PlainUI, TerminalUI, is_plain_terminal
+
+    return PlainUI() if is_plain_terminal() else TerminalUI()
+
+
+def _rpc_connection(
+    options: argparse.Namespace, messages: list[str], files: list[str]
+) -> RpcConnection | None:
+    """In `--mode rpc`, the client on standard input and output (prompts come from it)."""
+    if options.mode != "rpc":
+        return None
+    if messages or files:
+        raise InputError(
+            "--mode rpc takes its prompts on standard input as prompt commands; "
+            "drop the message and @file arguments (docs/rpc.md)"
+        )
+    from pith.app import RpcConnection
+
+    return RpcConnection.open()
 
 
 def _choose_model(
