@@ -1,4 +1,4 @@
-"""pith's own slash commands: `/compact`, `/fork`, `/clone`.
+"""pith's own slash commands: `/compact`, `/fork`, `/clone`, `/export`.
 
 They work in every mode (`pith -c -p /clone` continues the latest session in a copy). A
 built-in name is taken before an extension's command of the same name. What a command did
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pith.app._navigation import clone_session, fork_points, fork_session
-from pith.errors import InputError
+from pith.errors import InputError, PithError
 
 if TYPE_CHECKING:
     from pith.app._session import AgentSession
@@ -23,6 +23,7 @@ BUILTIN_COMMANDS: dict[str, str] = {
     "compact": "summarize the older part of the conversation now (/compact [focus])",
     "fork": "continue in a new session from before one of your messages (/fork <entry-id>)",
     "clone": "continue in a new session holding this branch as it is",
+    "export": "write this session as a self-contained HTML page (/export [file])",
 }
 """Name → one-line description, as listed to users and RPC clients."""
 
@@ -67,6 +68,8 @@ async def _run(session: AgentSession, name: str, arguments: str) -> BuiltinOutco
             return BuiltinOutcome()
         session.ui.notify(f"Forked into {session.store.path or 'a new session'}")
         return BuiltinOutcome(forked.selected_text)
+    if name == "export":
+        return _export(session, arguments)
     if arguments:
         raise InputError("/clone takes no arguments")
     cloned = await clone_session(session)
@@ -74,6 +77,18 @@ async def _run(session: AgentSession, name: str, arguments: str) -> BuiltinOutco
         session.ui.notify("An extension cancelled the clone.", "warning")
     else:
         session.ui.notify(f"Cloned into {session.store.path or 'a new session'}")
+    return BuiltinOutcome()
+
+
+def _export(session: AgentSession, arguments: str) -> BuiltinOutcome:
+    from pith.app._export import export_store
+
+    try:
+        path = export_store(session.store, arguments or None, cwd=session.cwd)
+    except PithError as error:
+        session.ui.notify(str(error), "error")
+    else:
+        session.ui.notify(f"Exported to {path}")
     return BuiltinOutcome()
 
 

@@ -10,6 +10,7 @@ __all__ = ["main"]
 _SUBCOMMANDS: dict[str, str] = {
     "tool": "run one built-in tool as a model's tool call would run it",
     "sessions": "list this directory's sessions",
+    "export": "write a session as a self-contained HTML page (tree, outputs, context chart)",
     "context": "show what the next request of a session would contain",
     "trust": "see or decide whether pith trusts this project's .pith/ resources",
     "permissions": "see what the permission rules decide for a tool call (check, show)",
@@ -115,6 +116,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._sessions_command import run as run_sessions
 
         return run_sessions
+    if name == "export":
+        from pith.cli._export_command import run as run_export
+
+        return run_export
     if name == "trust":
         from pith.cli._trust_command import run as run_trust
 
