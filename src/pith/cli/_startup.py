@@ -26,6 +26,7 @@ from pith.errors import InputError
 if TYPE_CHECKING:
     from pith.extensions import ExtensionRunner
     from pith.resources import Resources, Settings, TrustResolution
+    from pith.resources.trust import Ask
 
 __all__ = [
     "PreparedRun",
@@ -159,9 +160,13 @@ def _early_options(argv: list[str]) -> _Early:
 
 
 async def prepare_run(
-    argv: list[str], build_parser: Callable[[], argparse.ArgumentParser]
+    argv: list[str],
+    build_parser: Callable[[], argparse.ArgumentParser],
+    ask: Ask | None = None,
 ) -> PreparedRun:
-    """Settings, extensions and trust for `argv`, then `argv` parsed with extension flags."""
+    """Settings, extensions and trust for `argv`, then `argv` parsed with extension flags.
+    `ask` puts the trust question to the user (the interactive mode); without it an
+    undecided project is untrusted."""
     from pith.app import (
         add_extension_flags,
         apply_extension_flags,
@@ -191,7 +196,7 @@ async def prepare_run(
         override=known.approve,
         default_trust=settings.default_project_trust,
         extension_decision=lambda: runner.emit_project_trust(ProjectTrust(cwd)),
-        ask=None,
+        ask=ask,
     )
     if trust.trusted:
         settings = settings.with_project(cwd)

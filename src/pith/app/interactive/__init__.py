@@ -1,0 +1,53 @@
+"""The interactive mode: `pith` in a terminal (docs/interactive.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pith.app.interactive._plain import PlainUI, run_plain
+from pith.app.interactive._ui import TerminalUI
+
+if TYPE_CHECKING:
+    from pith.app._session import AgentSession
+    from pith.resources.trust import TrustChoice, TrustQuestion
+
+__all__ = ["PlainUI", "TerminalUI", "ask_trust", "is_plain_terminal", "run_interactive"]
+
+
+def is_plain_terminal() -> bool:
+    """A terminal that cannot move its cursor or show colours (`TERM=dumb` or unset)."""
+    return os.environ.get("TERM", "dumb") in ("dumb", "")
+
+
+async def run_interactive(
+    session: AgentSession,
+    *,
+    agent_dir: Path,
+    first: str | None = None,
+    rest: Sequence[str] = (),
+) -> int:
+    """Run until the user quits; the exit code."""
+    if isinstance(session.ui, PlainUI) or is_plain_terminal():
+        return await run_plain(session, first, rest)
+    from pith.app.interactive._app import InteractiveApp
+
+    app = InteractiveApp(session, agent_dir=agent_dir, color="NO_COLOR" not in os.environ)
+    if isinstance(session.ui, TerminalUI):
+        session.ui.bind(app)
+    return await app.run(first, rest)
+
+
+async def ask_trust(question: TrustQuestion) -> TrustChoice | None:
+    """The project-trust question at start, in the terminal."""
+    labels = [option.label for option in question.options]
+    if is_plain_terminal():
+        picked = await PlainUI().select(question.prompt, labels)
+        index = labels.index(picked) if picked is not None else None
+    else:
+        from pith.app.interactive._choose import choose
+
+        index = await choose(question.prompt, labels)
+    return question.options[index].choice if index is not None else None

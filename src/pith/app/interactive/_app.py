@@ -1,0 +1,693 @@
+"""The interactive terminal mode: an inline prompt_toolkit application under the scroll-back.
+
+Layout, bottom of the terminal, redrawn in place (everything final is printed above it once and
+stays in the terminal's scroll-back):
+
+    live area     the reply's unfinished tail, running tools, what pith is doing
+    queue         steering and follow-up messages waiting for the agent
+    question      an extension's (or pith's) question, in place of the editor while asked
+    editor        multi-line, history, `/` and `@` completion
+    footer        model · thinking · context use · cost · what pruning and compaction saved
+
+Keys: Enter sends (steers while the agent works), Alt+Enter queues a follow-up (a new line
+while idle), Ctrl+J a new line, Esc stops the run, Ctrl+C clears the editor (twice on an empty
+one quits), Ctrl+D on an empty editor quits, Ctrl+O shows the last tool output in full, Ctrl+T
+shows or hides thinking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import ANSI, FormattedText
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.styles import Style
+from rich.text import Text
+
+from pith.app._commands import BUILTIN_COMMANDS, parse_builtin
+from pith.app._events import AgentSettled, CompactionEnd, SessionEvent
+from pith.app.interactive._complete import CommandInfo, EditorCompleter
+from pith.app.interactive._dialog import Question
+from pith.app.interactive._footer import (
+    FooterData,
+    compaction_totals,
+    footer_text,
+    session_cost,
+)
+from pith.app.interactive._format import Painter
+from pith.app.interactive._transcript import Transcript, message_text
+from pith.errors import InputError
+
+if TYPE_CHECKING:
+    from pith.app._session import AgentSession
+    from pith.app.interactive._commands import InteractiveCommand
+
+__all__ = ["InteractiveApp"]
+
+_STYLE = Style.from_dict(
+    {
+        "prompt": "ansimagenta bold",
+        "footer": "ansibrightblack",
+        "queue": "ansiyellow",
+        "dialog.title": "bold",
+        "dialog.selected": "ansicyan bold",
+        "dialog.option": "",
+        "dialog.more": "ansibrightblack",
+        "dialog.hint": "ansibrightblack italic",
+        "separator": "ansibrightblack",
+    }
+)
+_REPLAY_MESSAGES = 30
+"""Messages of a resumed session shown at start (the rest: /tree)."""
+
+
+class InteractiveApp:
+    def __init__(
+        self,
+        session: AgentSession,
+        *,
+        agent_dir: Path,
+        history: History | None = None,
+        color: bool = True,
+    ) -> None:
+        self.session = session
+        self.agent_dir = agent_dir
+        self.color = color
+        self.painter = Painter(self._columns(), color=color)
+        self.statuses: dict[str, str] = {}
+        self.footer = FooterData()
+        self.question: Question | None = None
+        self._ask_lock = asyncio.Lock()
+        self._pending_output: list[str] = []
+        self._flushing: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        """The prompt or command running now."""
+        self._side: set[asyncio.Task[None]] = set()
+        self._ctrl_c_at = 0.0
+        self._quit = False
+        self._unsubscribe: Callable[[], None] | None = None
+        guard = session.config.data.get("guard")
+        threshold = guard.get("fastThresholdMs") if isinstance(guard, dict) else None
+        self.transcript = Transcript(
+            write=self.print,
+            painter=self.painter,
+            cwd=session.cwd,
+            guard_threshold_ms=float(threshold) if isinstance(threshold, int | float) else 10_000,
+        )
+        from pith.app.interactive._commands import interactive_commands
+
+        self.commands: dict[str, InteractiveCommand] = interactive_commands()
+        self.editor = Buffer(
+            multiline=True,
+            history=history or _history(agent_dir),
+            completer=EditorCompleter(self._command_infos, session.cwd),
+            complete_while_typing=Condition(self._completing_while_typing),
+            enable_history_search=False,
+        )
+        self.answer = Buffer(multiline=False)
+        self.app: Application[int] = self._build()
+
+    # --- layout -----------------------------------------------------------------------------
+
+    def _columns(self) -> int:
+        try:
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+        except OSError:
+            return 80
+
+    def _rows(self) -> int:
+        try:
+            return self.app.output.get_size().rows
+        except Exception:
+            return 24
+
+    def _build(self) -> Application[int]:
+        asking = Condition(lambda: self.question is not None)
+        typing_answer = Condition(lambda: self.question is not None and self.question.is_input)
+        live = Window(
+            FormattedTextControl(self._live_text),
+            height=self._live_height,
+            wrap_lines=False,
+            dont_extend_height=True,
+        )
+        queue = Window(FormattedTextControl(self._queue_text), dont_extend_height=True)
+        question = Window(
+            FormattedTextControl(self._question_text),
+            dont_extend_height=True,
+            wrap_lines=True,
+        )
+        answer = Window(
+            BufferControl(self.answer, input_processors=[BeforeInput("› ", style="class:prompt")]),
+            height=1,
+        )
+        editor = Window(
+            BufferControl(self.editor, input_processors=[BeforeInput("› ", style="class:prompt")]),
+            height=Dimension(min=1, max=12),
+            wrap_lines=True,
+            dont_extend_height=True,
+        )
+        footer = Window(FormattedTextControl(self._footer_text), height=1, style="class:footer")
+        body = HSplit(
+            [
+                live,
+                queue,
+                ConditionalContainer(
+                    HSplit([question, ConditionalContainer(answer, typing_answer)]), asking
+                ),
+                ConditionalContainer(
+                    HSplit([Window(height=1, char="─", style="class:separator"), editor]),
+                    ~asking,
+                ),
+                CompletionsMenu(max_height=8, scroll_offset=1),
+                footer,
+            ]
+        )
+        layout = Layout(body, focused_element=editor)
+        self._editor_window, self._answer_window = editor, answer
+        app: Application[int] = Application(
+            layout=layout,
+            key_bindings=self._keys(asking, typing_answer),
+            style=_STYLE,
+            full_screen=False,
+            mouse_support=False,
+            erase_when_done=False,
+            color_depth=None,
+            min_redraw_interval=0.02,
+        )
+        # Esc stops the run: wait only briefly for a key that would make it Alt+<key>.
+        app.ttimeoutlen = 0.05
+        app.timeoutlen = 0.2
+        return app
+
+    def _live_height(self) -> Dimension:
+        lines = self._live_text_raw().count("\n") + 1 if self._live_text_raw() else 0
+        return Dimension.exact(lines)
+
+    def _live_limit(self) -> int:
+        return max(3, self._rows() - 8)
+
+    def _live_text_raw(self) -> str:
+        text = self.transcript.live(self._live_limit())
+        if not text and self.busy and self.question is None:
+            return self.painter.render(_dim("… working (esc to stop)")).rstrip("\n")
+        return text
+
+    def _live_text(self) -> ANSI:
+        return ANSI(self._live_text_raw())
+
+    def _queue_text(self) -> FormattedText:
+        steering, follow_up = self.session.agent.queued()
+        rows: list[tuple[str, str]] = []
+        for label, messages in (("steer", steering), ("follow-up", follow_up)):
+            for message in messages:
+                text = message_text(getattr(message, "content", "")).split("\n", 1)[0]
+                rows.append(("class:queue", f"  ↳ {label}: {text[: self.painter.width - 16]}\n"))
+        return FormattedText(rows)
+
+    def _question_text(self) -> FormattedText:
+        question = self.question
+        if question is None:
+            return FormattedText([])
+        rows: list[tuple[str, str]] = [("class:separator", "─" * self.painter.width + "\n")]
+        for style, text in question.lines(max(3, self._rows() - 10)):
+            rows.append((style, text + "\n"))
+        hint = (
+            "Enter to answer · Esc to cancel"
+            if question.is_input
+            else "↑↓ to move · Enter to choose · Esc to cancel"
+        )
+        rows.append(("class:dialog.hint", hint))
+        return FormattedText(rows)
+
+    def _footer_text(self) -> FormattedText:
+        self.footer.statuses = self.statuses
+        return FormattedText([("class:footer", footer_text(self.footer, self.painter.width))])
+
+    def _completing_while_typing(self) -> bool:
+        text = self.editor.document.text_before_cursor
+        if text.startswith("/") and "\n" not in text:
+            return True
+        word = text.rsplit(None, 1)[-1] if text and not text[-1].isspace() else ""
+        return word.startswith("@")
+
+    def _command_infos(self) -> list[CommandInfo]:
+        infos = [CommandInfo(name, text) for name, text in BUILTIN_COMMANDS.items()]
+        infos += [
+            CommandInfo(name, cmd.description, cmd.complete) for name, cmd in self.commands.items()
+        ]
+        for name, command in self.session.extensions.commands.items():
+            infos.append(CommandInfo(name, command.description, command.get_argument_completions))
+        for template in self.session.resources.prompt_templates:
+            infos.append(CommandInfo(template.name, getattr(template, "description", "") or ""))
+        for skill in self.session.resources.skills:
+            infos.append(CommandInfo(f"skill:{skill.name}", skill.description))
+        return infos
+
+    # --- keys -------------------------------------------------------------------------------
+
+    def _keys(self, asking: Condition, typing_answer: Condition) -> KeyBindings:
+        keys = KeyBindings()
+        editing = ~asking
+
+        @keys.add("enter", filter=editing)
+        def _(event: KeyPressEvent) -> None:
+            buffer = self.editor
+            state = buffer.complete_state
+            if state is not None and state.completions:
+                chosen = state.current_completion or state.completions[0]
+                if chosen.text != buffer.document.text_before_cursor:
+                    buffer.apply_completion(chosen)
+                    return
+                buffer.cancel_completion()
+            text = buffer.text
+            if text.endswith("\\") and buffer.document.is_cursor_at_the_end:
+                buffer.delete_before_cursor(1)
+                buffer.insert_text("\n")
+                return
+            self.submit(text, follow_up=False)
+
+        @keys.add("escape", "enter", filter=editing)
+        def _(event: KeyPressEvent) -> None:
+            if self.busy and self.editor.text.strip():
+                self.submit(self.editor.text, follow_up=True)
+            else:
+                self.editor.insert_text("\n")
+
+        @keys.add("c-j", filter=editing)
+        def _(event: KeyPressEvent) -> None:
+            self.editor.insert_text("\n")
+
+        @keys.add("escape", filter=editing)
+        def _(event: KeyPressEvent) -> None:
+            if self.editor.complete_state is not None:
+                self.editor.cancel_completion()
+            elif self.busy:
+                self.stop()
+
+        @keys.add("c-c")
+        def _(event: KeyPressEvent) -> None:
+            if self.question is not None:
+                self.question.cancel()
+                return
+            if self.editor.text:
+                self.editor.reset()
+                return
+            if self.busy:
+                self.stop()
+                return
+            now = time.monotonic()
+            if now - self._ctrl_c_at < 1.5:
+                self.quit()
+            else:
+                self._ctrl_c_at = now
+                self.transcript.notice("Press Ctrl+C again to quit (or Ctrl+D, or /quit).")
+
+        @keys.add("c-d", filter=editing)
+        def _(event: KeyPressEvent) -> None:
+            if not self.editor.text:
+                self.quit()
+            else:
+                self.editor.delete()
+
+        @keys.add("c-o")
+        def _(event: KeyPressEvent) -> None:
+            self.transcript.expand_last()
+
+        @keys.add("c-t")
+        def _(event: KeyPressEvent) -> None:
+            self.transcript.show_thinking = not self.transcript.show_thinking
+            shown = "shown" if self.transcript.show_thinking else "hidden"
+            self.transcript.notice(f"Thinking is {shown}.")
+
+        @keys.add("up", filter=asking & ~typing_answer)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            self.question.move(-1)
+
+        @keys.add("down", filter=asking & ~typing_answer)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            self.question.move(1)
+
+        @keys.add("pageup", filter=asking & ~typing_answer)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            self.question.move(-10)
+
+        @keys.add("pagedown", filter=asking & ~typing_answer)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            self.question.move(10)
+
+        @keys.add("home", filter=asking & ~typing_answer)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            self.question.jump(0)
+
+        @keys.add("end", filter=asking & ~typing_answer)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            self.question.jump(len(self.question.options or []) - 1)
+
+        for digit in "123456789":
+
+            @keys.add(digit, filter=asking & ~typing_answer)
+            def _(event: KeyPressEvent, digit: str = digit) -> None:
+                assert self.question is not None
+                if int(digit) <= len(self.question.options or []):
+                    self.question.jump(int(digit) - 1)
+                    self.question.choose()
+
+        @keys.add("enter", filter=asking)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            if self.question.is_input:
+                self.question.choose(self.answer.text)
+            else:
+                self.question.choose()
+
+        @keys.add("escape", filter=asking)
+        def _(event: KeyPressEvent) -> None:
+            assert self.question is not None
+            self.question.cancel()
+
+        return keys
+
+    # --- output -----------------------------------------------------------------------------
+
+    def print(self, text: str) -> None:
+        """Write finished output above the live area, into the scroll-back."""
+        if not text:
+            return
+        if not self.app.is_running:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+        self._pending_output.append(text)
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.get_running_loop().create_task(self._flush_output())
+
+    async def _flush_output(self) -> None:
+        while self._pending_output:
+            chunk = "".join(self._pending_output)
+            self._pending_output.clear()
+
+            def write(chunk: str = chunk) -> None:
+                sys.stdout.write(chunk)
+                sys.stdout.flush()
+
+            try:
+                await run_in_terminal(write, in_executor=False)
+            except Exception:
+                write()
+
+    def refresh(self) -> None:
+        if self.app.is_running:
+            self.app.invalidate()
+
+    def refresh_footer(self) -> None:
+        session = self.session
+        model = session.model
+        usage = session.context_usage()
+        count, tokens = compaction_totals(session.store.get_branch())
+        self.footer = FooterData(
+            model=model.key,
+            thinking=session.thinking,
+            context_tokens=usage.tokens,
+            context_window=usage.context_window,
+            cost=session_cost(session.store.entries),
+            compactions=count,
+            compacted_tokens=tokens,
+            statuses=self.statuses,
+            session_name=session.store.name,
+        )
+        self.refresh()
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text:
+            self.statuses[key] = text
+        else:
+            self.statuses.pop(key, None)
+        self.refresh()
+
+    # --- questions (extension UI, pith's own dialogs) ----------------------------------------
+
+    async def ask(
+        self,
+        title: str,
+        options: Sequence[str] | None,
+        *,
+        initial: int = 0,
+        placeholder: str | None = None,
+        timeout: float | None = None,
+    ) -> int | str | None:
+        """Show a question; the chosen index (or the typed text), None when cancelled."""
+        async with self._ask_lock:
+            question = Question(
+                title, list(options) if options is not None else None, initial, placeholder
+            )
+            self.question = question
+            self.answer.reset(Document(placeholder or ""))
+            self._focus(self._answer_window if question.is_input else None)
+            self.refresh()
+            try:
+                if timeout is not None:
+                    return await asyncio.wait_for(asyncio.shield(question.future), timeout)
+                return await question.future
+            except TimeoutError:
+                return None
+            finally:
+                question.cancel()
+                self.question = None
+                self._focus(self._editor_window)
+                self.refresh()
+
+    def _focus(self, window: Window | None) -> None:
+        if window is not None and self.app.is_running:
+            with contextlib.suppress(ValueError):
+                self.app.layout.focus(window)
+
+    # --- running things ---------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return (
+            (self._task is not None and not self._task.done())
+            or self.session.agent.is_running
+            or self.session.summarizing
+        )
+
+    def submit(self, text: str, *, follow_up: bool) -> None:
+        if not text.strip():
+            return
+        self.editor.append_to_history()
+        self.editor.reset()
+        stripped = text.strip()
+        if stripped.startswith("!"):
+            self._spawn(self._bash(stripped))
+            return
+        name, _, arguments = (
+            stripped[1:].partition(" ") if stripped.startswith("/") else ("", "", "")
+        )
+        command = self.commands.get(name) if name else None
+        if command is not None:
+            self._spawn(self._command(command, arguments.strip()), main=not command.concurrent)
+            return
+        if self.session.agent.is_running:
+            is_command = parse_builtin(stripped) is not None or (
+                self.session.extensions.find_command(stripped) is not None
+            )
+            if not is_command:
+                self._spawn(
+                    self.session.send_user_message(stripped, "follow_up" if follow_up else "steer")
+                )
+                self.refresh()
+                return
+        if self._task is not None and not self._task.done() and not stripped.startswith("/"):
+            self.transcript.notice(
+                "Wait for the current command to finish, or press Esc.", "warning"
+            )
+            self.editor.text = text
+            return
+        self._spawn(self._prompt(stripped), main=not self.session.agent.is_running)
+
+    def _spawn(self, work: object, *, main: bool = False) -> None:
+        async def guarded() -> None:
+            try:
+                await work  # type: ignore[misc]
+            except InputError as error:
+                self.transcript.notice(str(error), "error")
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # never a traceback in the terminal
+                self.transcript.notice(f"pith: {type(error).__name__}: {error}", "error")
+            finally:
+                self.after_work()
+
+        task = asyncio.get_running_loop().create_task(guarded())
+        if main:
+            self._task = task
+        else:
+            self._side.add(task)
+            task.add_done_callback(self._side.discard)
+        self.refresh()
+
+    async def _prompt(self, text: str) -> None:
+        await self.session.prompt(text, source="interactive")
+
+    async def _bash(self, text: str) -> None:
+        exclude = text.startswith("!!")
+        command = text[2:] if exclude else text[1:]
+        if not command.strip():
+            self.transcript.notice("Type a command after ! (or !! to keep it from the model).")
+            return
+        self.transcript.user(text)
+        message = await self.session.run_user_bash(command.strip(), exclude_from_context=exclude)
+        self.transcript.bash_execution(message)
+
+    async def _command(self, command: InteractiveCommand, arguments: str) -> None:
+        await command.run(self, arguments)
+
+    def after_work(self) -> None:
+        editor_text = self.session.editor_text
+        if editor_text is not None:
+            self.session.editor_text = None
+            if not self.editor.text:
+                self.editor.text = editor_text
+                self.editor.cursor_position = len(editor_text)
+        self.refresh_footer()
+
+    def stop(self) -> None:
+        """Esc: stop the run (its partial answer stays); queued messages come back to the
+        editor."""
+        queued = self.session.agent.clear_queues()
+        self.session.abort()
+        texts = [message_text(getattr(m, "content", "")) for m in queued]
+        texts = [t for t in texts if t.strip()]
+        if texts:
+            restored = "\n".join(texts)
+            self.editor.text = (self.editor.text + "\n" + restored).strip("\n")
+        self.refresh()
+
+    def quit(self) -> None:
+        self._quit = True
+        if self.busy:
+            self.session.abort()
+        if self.app.is_running:
+            self.app.exit(result=0)
+
+    # --- the session's events ----------------------------------------------------------------
+
+    def on_event(self, event: SessionEvent) -> None:
+        self.transcript.handle(event)
+        if isinstance(event, AgentSettled | CompactionEnd) or getattr(event, "type", "") in (
+            "message_end",
+            "agent_end",
+        ):
+            self.refresh_footer()
+        self.refresh()
+
+    def attach(self, session: AgentSession) -> None:
+        """Listen to `session` (again, after /new or /resume replaced its tree)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self.session = session
+        self._unsubscribe = session.subscribe(self.on_event)
+
+    # --- main -------------------------------------------------------------------------------
+
+    async def run(self, first: str | None = None, rest: Sequence[str] = ()) -> int:
+        self.attach(self.session)
+        self.welcome()
+        self.refresh_footer()
+        spinner = asyncio.get_running_loop().create_task(self._animate())
+        if first is not None:
+            queued = [first, *rest]
+
+            async def send_all() -> None:
+                for text in queued:
+                    await self.session.prompt(text, source="interactive")
+
+            self.app.pre_run_callables.append(lambda: self._spawn(send_all(), main=True))
+        try:
+            result = await self.app.run_async()
+        finally:
+            spinner.cancel()
+            if self.busy:
+                self.session.abort()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.session.wait_for_idle(), 5)
+            if self._unsubscribe is not None:
+                self._unsubscribe()
+        return result or 0
+
+    async def _animate(self) -> None:
+        while True:
+            await asyncio.sleep(0.1)
+            if self.busy or self.transcript.busy:
+                self.refresh()
+
+    def welcome(self) -> None:
+        from pith import __version__
+
+        store = self.session.store
+        where = str(store.path) if store.path is not None else "not saved (--no-session)"
+        lines = _dim(
+            f"pith {__version__} · {self.session.model.key} · session {where}\n"
+            "Enter sends · Alt+Enter queues a follow-up · Esc stops · /help lists commands · "
+            "Ctrl+D quits"
+        )
+        self.print(self.painter.render(lines))
+        messages = self.session.messages
+        if messages:
+            self.replay(messages)
+
+    def replay(self, messages: Sequence[object], count: int = _REPLAY_MESSAGES) -> None:
+        """Show the end of a resumed conversation (its last `count` messages)."""
+        from pith.app.interactive._replay import replay_messages
+
+        shown = messages[-count:] if count > 0 else []
+        if len(messages) > len(shown):
+            self.print(
+                self.painter.render(
+                    _dim(f"… {len(messages) - len(shown)} earlier messages (/tree to browse)")
+                )
+            )
+        replay_messages(self.transcript, shown)
+
+
+def _dim(text: str) -> Text:
+    return Text(text, style="dim")
+
+
+def _history(agent_dir: Path) -> History:
+    path = agent_dir / "prompt-history"
+    try:
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(path))
