@@ -465,6 +465,8 @@ class InteractiveApp:
         timeout: float | None = None,
     ) -> int | str | None:
         """Show a question; the chosen index (or the typed text), None when cancelled."""
+        if not self.app.is_running:  # asked before the editor is up (an extension starting)
+            return await _ask_alone(title, options, placeholder)
         async with self._ask_lock:
             question = Question(
                 title, list(options) if options is not None else None, initial, placeholder
@@ -677,6 +679,24 @@ class InteractiveApp:
                 )
             )
         replay_messages(self.transcript, shown)
+
+
+async def _ask_alone(
+    title: str, options: Sequence[str] | None, placeholder: str | None
+) -> int | str | None:
+    if options is not None:
+        from pith.app.interactive._choose import choose
+
+        return await choose(title, options)
+    from prompt_toolkit import PromptSession
+
+    try:
+        answer: str = await PromptSession[str]().prompt_async(
+            f"{title}\n› ", default=placeholder or ""
+        )
+    except (EOFError, KeyboardInterrupt):
+        return None
+    return answer
 
 
 def _dim(text: str) -> Text:

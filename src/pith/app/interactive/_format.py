@@ -8,9 +8,10 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
-from rich.console import Console, RenderableType
-from rich.markdown import Markdown
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.markdown import Heading, Markdown, MarkdownElement
 from rich.text import Text
 
 __all__ = [
@@ -24,6 +25,22 @@ __all__ = [
 
 PREVIEW_LINES = 5
 """Lines of a tool's output shown under its call until it is expanded."""
+
+
+class _LeftHeading(Heading):
+    """Headings flush left, as a terminal reader expects (rich centres the first level)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text.copy()
+        text.justify = "left"
+        yield text
+
+
+class _Markdown(Markdown):
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "heading_open": _LeftHeading,
+    }
 
 
 class Painter:
@@ -46,12 +63,15 @@ class Painter:
             legacy_windows=False,
         )
         console.print(renderable, soft_wrap=False)
-        return buffer.getvalue()
+        text = buffer.getvalue()
+        if not self.color:  # rich pads every line to the width; plain text need not
+            text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
+        return text
 
     def markdown(self, text: str) -> str:
         if not text.strip():
             return ""
-        return self.render(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+        return self.render(_Markdown(text, code_theme="ansi_dark", hyperlinks=False))
 
 
 def _short(text: str, width: int) -> str:

@@ -23,8 +23,9 @@ __all__ = ["PlainUI", "run_plain"]
 
 async def _read_line(prompt: str) -> str | None:
     loop = asyncio.get_running_loop()
+    _write(prompt)  # input() would put it on standard error
     try:
-        return await loop.run_in_executor(None, input, prompt)
+        return await loop.run_in_executor(None, input)
     except EOFError:
         return None
 
