@@ -324,11 +324,11 @@ def test_unknown_subcommands_get_the_help_and_completions_offer_the_known_ones(
 ) -> None:
     world = make_world(tmp_path)
     with FakeServer({"turns": []}) as server:
-        command = world.run(server, "/pruner compact").extensions.commands["pruner"]
+        command = world.run(server, "/pruner frobnicate").extensions.commands["pruner"]
     [(level, text)] = world.ui.notices
     assert level == "warning"
     assert text.startswith(
-        "[prune] /pruner compact: unknown subcommand\n/pruner — the context pruner"
+        "[prune] /pruner frobnicate: unknown subcommand\n/pruner — the context pruner"
     )
     assert command.get_argument_completions is not None
     assert list(command.get_argument_completions("o")) == ["on", "off"]

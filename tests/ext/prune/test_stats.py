@@ -44,7 +44,8 @@ def test_format_stats_names_every_total() -> None:
     assert text == (
         "summarizer: 10 input tokens, 2 output tokens, $0.0100\n"
         "summaries recorded: 1\n"
-        "last pruning request: 0 batches masked, ~0 tokens saved"
+        "last pruning request: 0 batches masked, ~0 tokens saved\n"
+        "chains compressed: 0 (0 with a fused summary)"
     )
 
 
@@ -73,7 +74,8 @@ def test_masking_writes_stats_once_and_pruner_stats_shows_them(tmp_path: Path) -
     assert world.ui.notices[-1][1] == (
         "[prune] summarizer: 0 input tokens, 0 output tokens, $0.0000\n"
         "summaries recorded: 0\n"
-        f"last pruning request: 1 batches masked, ~{saved} tokens saved"
+        f"last pruning request: 1 batches masked, ~{saved} tokens saved\n"
+        "chains compressed: 0 (0 with a fused summary)"
     )
 
 

@@ -6,7 +6,10 @@ Glob contract (`_glob`), protection (`_protect`), settings (`_config`), persiste
 (`_records`), the index (`_index`), capture (`_capture`), spill files (`_spill`), stubs
 (`_stub`), render-time masking (`_render`), the recovery tool (`_query`), summaries: what to
 summarize and the prompt (`_summary`), the request (`_summarizer`), model choice, fallback and
-early requests (`_summaries`); raw outputs read back (`_recover`), running totals (`_stats`),
+early requests (`_summaries`), the outage fallback (`_fallback`); chains: detection and
+selection (`_chains`), what to compress (`_chain_plan`), bodies (`_chain_body`), writing them
+(`_compress`), applying them at render time (`_chain_render`); the orphan sweep (`_sweep`);
+raw outputs read back (`_recover`), running totals (`_stats`),
 `/pruner` (`_commands`, `_tree`, settings saved by `_settings_file`); wired to pith by
 `_extension`.
 """

@@ -43,6 +43,7 @@ HELP = """/pruner — the context pruner (strategy summarize, or mask)
   /pruner min-batch-chars [n]                0: no minimum
   /pruner tree                       the indexed calls per batch, and what each is now
   /pruner now                        index every finished batch not captured yet (and summarize)
+  /pruner compact                    compress every closed chain now (the window is ignored)
   /pruner help                       this text
 Without a value a setting subcommand shows it; with one it sets it for this session and saves
 it in settings.json. Pruned results read [pruned tN: …] or [summarized tN: …]; the model gets
@@ -85,7 +86,7 @@ SETTINGS: dict[str, Setting] = {
     ),
 }
 
-SUBCOMMANDS = ("status", "stats", "on", "off", *SETTINGS, "tree", "now", "help")
+SUBCOMMANDS = ("status", "stats", "on", "off", *SETTINGS, "tree", "now", "compact", "help")
 
 
 def parse_setting(name: str, text: str) -> tuple[str, object] | str:
@@ -166,6 +167,17 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
         if pruner.active and pruner.strategy(ctx) == "summarize":
             summaries = await pruner.summarize(ctx)
             ctx.ui.notify(f"summarized {summaries} batches")
+        if pruner.active and pruner.config.chain_enabled:
+            chains = await pruner.compress(ctx, pruner.config.chain_window)
+            if chains:
+                ctx.ui.notify(f"compressed {chains} chains")
+    elif word == "compact":
+        if not pruner.active:
+            ctx.ui.notify("pruning is off: /pruner on first", "warning")
+            return
+        pruner.capture_pending(ctx)
+        chains = await pruner.compress(ctx, 0, force=True)
+        ctx.ui.notify(f"compressed {chains} chains")
     elif word == "help":
         ctx.ui.notify(HELP)
     else:

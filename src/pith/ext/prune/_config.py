@@ -23,6 +23,12 @@ Keys (settings.json, `"prune": {...}`), following spec/extensions.md A.2:
 | `purgeErrors.minArgChars` | 500 | only purge argument JSON at least this long |
 | `autoBudgetThreshold` | null | share of the window (0, 1] past which the current task prunes too |
 | `budgetTurnDelta` | null | rise of the usage share in one turn (0, 1] that does the same |
+| `batchingMode` | `"turn"` | `turn`: one summary per assistant turn; `agent-message`: per task |
+| `summarizerThinking` | `"default"` | reasoning effort of the summarizer (`default`, `off`, …) |
+| `chainCompression.enabled` | true | compress closed user→final-reply chains older than K |
+| `chainCompression.rollingWindow` | 3 | K: the newest closed chains kept as they are (>= 1) |
+| `chainCompression.stripFinalAssistantThinking` | true | drop a compressed chain's final thinking |
+| `chainCompression.fuseRangeSummary` | true | one summarizer call fuses a chain's summaries |
 
 An unset `strategy` means `summarize` when the session has a model, `mask` otherwise.
 
@@ -41,6 +47,8 @@ ALWAYS_PROTECTED = ("**/AGENTS.md", "**/CLAUDE.md")
 """Standing instructions: protected even when `protectedPaths` is emptied."""
 
 STRATEGIES = ("mask", "summarize", "auto")
+BATCHING_MODES = ("turn", "agent-message")
+THINKING = ("default", "off", "minimal", "low", "medium", "high", "xhigh")
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,12 @@ class PruneConfig:
     purge_errors_min_arg_chars: int = 500
     auto_budget_threshold: float | None = None
     budget_turn_delta: float | None = None
+    batching_mode: str = "turn"
+    summarizer_thinking: str = "default"
+    chain_enabled: bool = True
+    chain_window: int = 3
+    chain_strip_thinking: bool = True
+    chain_fuse: bool = True
     context_files: frozenset[str] = field(default_factory=frozenset)
     """Absolute paths of the AGENTS.md / CLAUDE.md files loaded into the system prompt."""
 
@@ -97,6 +111,10 @@ _FRACTIONS = {
     "autoBudgetThreshold": "auto_budget_threshold",
     "budgetTurnDelta": "budget_turn_delta",
 }
+_CHOICES = {
+    "batchingMode": ("batching_mode", BATCHING_MODES),
+    "summarizerThinking": ("summarizer_thinking", THINKING),
+}
 # purgeErrors key -> (attribute, minimum); `enabled` is the one bool
 _PURGE_INTS = {
     "cooldownTurns": ("purge_errors_cooldown_turns", 1),
@@ -104,24 +122,40 @@ _PURGE_INTS = {
 }
 
 
-def _read_purge(raw: object, values: dict[str, object]) -> list[str]:
-    """Read `purgeErrors` into `values`; one line per value that was ignored."""
+# chainCompression key -> attribute (bools) or (attribute, minimum) (ints)
+_CHAIN_BOOLS = {
+    "enabled": "chain_enabled",
+    "stripFinalAssistantThinking": "chain_strip_thinking",
+    "fuseRangeSummary": "chain_fuse",
+}
+_CHAIN_INTS = {"rollingWindow": ("chain_window", 1)}
+_PURGE_BOOLS = {"enabled": "purge_errors_enabled"}
+
+
+def _read_group(
+    group: str,
+    raw: object,
+    values: dict[str, object],
+    bools: dict[str, str],
+    ints: dict[str, tuple[str, int]],
+) -> list[str]:
+    """Read the object `prune.<group>` into `values`; one line per value that was ignored."""
     if not isinstance(raw, Mapping):
         return [
-            'settings "prune.purgeErrors" must be an object, e.g. {"enabled": true}; '
+            f'settings "prune.{group}" must be an object, e.g. {{"enabled": true}}; '
             f"got {raw!r}, using the defaults"
         ]
     problems: list[str] = []
     for key, value in raw.items():
         name = str(key)
-        where = f'settings "prune.purgeErrors.{name}"'
-        if name == "enabled":
+        where = f'settings "prune.{group}.{name}"'
+        if name in bools:
             if isinstance(value, bool):
-                values["purge_errors_enabled"] = value
+                values[bools[name]] = value
             else:
                 problems.append(f"{where} must be true or false; got {value!r}, using the default")
-        elif name in _PURGE_INTS:
-            attribute, minimum = _PURGE_INTS[name]
+        elif name in ints:
+            attribute, minimum = ints[name]
             if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
                 values[attribute] = value
             else:
@@ -177,7 +211,18 @@ def read_config(raw: object) -> tuple[PruneConfig, list[str]]:
                     f"{where} must be a number in (0, 1] or null; got {value!r}, using the default"
                 )
         elif name == "purgeErrors":
-            problems.extend(_read_purge(value, values))
+            problems.extend(_read_group(name, value, values, _PURGE_BOOLS, _PURGE_INTS))
+        elif name == "chainCompression":
+            problems.extend(_read_group(name, value, values, _CHAIN_BOOLS, _CHAIN_INTS))
+        elif name in _CHOICES:
+            attribute, choices = _CHOICES[name]
+            if value in choices:
+                values[attribute] = value
+            else:
+                listed = ", ".join(f'"{c}"' for c in choices)
+                problems.append(
+                    f"{where} must be one of {listed}; got {value!r}, using the default"
+                )
         elif name == "strategy":
             if value in STRATEGIES:
                 values["strategy"] = value

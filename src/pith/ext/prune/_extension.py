@@ -9,9 +9,12 @@
 - `turn_end`: capture the turn's tool calls as one batch (`_capture`), spill huge results,
   write the entries (`_records`); check the budget triggers (`_budget`), which let the current
   task's older turns be masked.
+  Then the closed chains older than the newest `chainCompression.rollingWindow` are
+  compressed (`_compress`, `prune-chain` entries).
 - `agent_end`: with `summarize`, start the summaries the next prompt will record.
-- `context`: stub the finished batches' results in this request only (`_render`), then purge
-  old failed calls' large arguments (`_purge`); the same list when nothing changes.
+- `context`: stub the finished batches' results in this request only (`_render`), purge
+  old failed calls' large arguments (`_purge`), apply the compressed chains (`_chain_render`),
+  sweep orphan results (`_sweep`); the same list when nothing changes.
 - tool `context_tree_query`: the raw outputs back (`_query`); offered from the first run
   that starts with records in the index.
 - `/pruner` and its subcommands (`_commands`); the running totals (`_stats`); settings the
@@ -41,7 +44,9 @@ from pith.ext.prune._capture import (
     pending_batches,
     plan_batch,
 )
+from pith.ext.prune._chain_render import apply_chains
 from pith.ext.prune._commands import SUBCOMMANDS, complete, run_command
+from pith.ext.prune._compress import compress_chains
 from pith.ext.prune._config import PruneConfig, read_config
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._purge import purge_errors
@@ -53,6 +58,7 @@ from pith.ext.prune._query import (
 )
 from pith.ext.prune._records import (
     ALIAS_TYPE,
+    DIAGNOSTIC_TYPE,
     FRONTIER_TYPE,
     INDEX_TYPE,
     OUTCOME_TYPE,
@@ -76,6 +82,7 @@ from pith.ext.prune._summaries import Summaries, summary_details
 from pith.ext.prune._summary import (
     plan_jobs,
 )
+from pith.ext.prune._sweep import sweep_orphans
 from pith.extensions import (
     ContextResult,
     ExtensionAPI,
@@ -121,6 +128,8 @@ class Pruner:
     """The stats as the branch's last `prune-stats` entry holds them."""
     written: bool = False
     """Whether the branch holds any pruner entry: stats are written only after one."""
+    diagnostics: set[tuple[str, str]] = field(default_factory=set)
+    """(kind, detail) already recorded in this process."""
 
     @property
     def active(self) -> bool:
@@ -194,6 +203,17 @@ class Pruner:
                 options.tools.append(tool)
         if self.active and self.strategy(ctx) == "summarize":
             await self.summarize(ctx)
+        if self.active and self.config.chain_enabled:
+            await self.compress(ctx, self.config.chain_window)
+
+    async def compress(self, ctx: ExtensionContext, window: int, *, force: bool = False) -> int:
+        """Compress the closed chains older than the newest `window` (`_compress`); returns
+        how many. Never raises: a failure is a warning and the chains stay as they are."""
+        try:
+            return await compress_chains(self, ctx, window, force=force)
+        except Exception as error:  # chain compression is an optimization, never fatal
+            ctx.ui.notify(f"chain compression failed: {type(error).__name__}: {error}", "warning")
+            return 0
 
     # --- capture -----------------------------------------------------------------------------
 
@@ -390,9 +410,29 @@ class Pruner:
             )
             self.save_stats(ctx)
         messages = purge_errors(messages, self.config, ctx.cwd)
+        chained = apply_chains(messages, self.index.chains, self.config.chain_strip_thinking)
+        messages, orphans = sweep_orphans(chained.messages)
+        if orphans:
+            chained.diagnostics.append(("orphan-sweep", ", ".join(orphans)))
+        self.diagnose(chained.diagnostics, ctx)
         if messages is event.messages:
             return None
         return ContextResult(messages)
+
+    def diagnose(self, found: Sequence[tuple[str, str]], ctx: ExtensionContext) -> None:
+        """Record each new (kind, detail) once per process as a `prune-diagnostic` entry (only
+        in a session the pruner already wrote to: diagnostics never start the pruner's
+        entries)."""
+        for kind, detail in found:
+            if (kind, detail) in self.diagnostics:
+                continue
+            self.diagnostics.add((kind, detail))
+            if not self.written:
+                continue
+            try:
+                self.api.append_entry(DIAGNOSTIC_TYPE, {"kind": kind, "detail": detail})
+            except PithError as error:
+                ctx.ui.notify(f"cannot record a pruner diagnostic: {error}", "warning")
 
     # --- recovery ----------------------------------------------------------------------------
 

@@ -14,10 +14,12 @@ import msgspec
 
 from pith.ext.prune._records import (
     ALIAS_TYPE,
+    CHAIN_TYPE,
     FRONTIER_TYPE,
     INDEX_TYPE,
     OUTCOME_TYPE,
     SUMMARY_TYPE,
+    ChainEntry,
     DedupAlias,
     Frontier,
     IndexEntry,
@@ -48,6 +50,10 @@ class PruneIndex:
     """What the `summarize` strategy decided for a record (none yet: not summarized)."""
     frontier: str | None = None
     """The occurrence key of the last call attempted (indexed or skipped)."""
+    chains: list[ChainEntry] = field(default_factory=list)
+    """Compressed chains, in the order they were compressed."""
+    compressed: dict[str, str] = field(default_factory=dict)
+    """Occurrence key -> the block id of the chain that dropped it."""
     problems: list[str] = field(default_factory=list)
 
     @classmethod
@@ -66,6 +72,8 @@ class PruneIndex:
                 elif custom_type == SUMMARY_TYPE:
                     details = msgspec.convert(data, SummaryDetails)
                     index.decide([ref.key for ref in details.tool_call_refs], "summarized")
+                elif custom_type == CHAIN_TYPE:
+                    index.add_chain(msgspec.convert(data, ChainEntry))
                 elif custom_type == OUTCOME_TYPE:
                     outcome = msgspec.convert(data, SummaryOutcome)
                     index.decide(outcome.keys, outcome.outcome)
@@ -84,11 +92,27 @@ class PruneIndex:
             ref = f"t{len(self.by_ref) + 1}"
             self.refs[key] = ref
             self.by_ref[ref] = key
-            self.by_hash.setdefault(record.content_hash, key)
             self.by_id.setdefault(record.tool_call_id, []).append(key)
-            self.frontier = key
+            if not entry.backfilled:  # a backfill is old calls: neither frontier nor dedup
+                self.by_hash.setdefault(record.content_hash, key)
+                self.frontier = key
         if keys:
             self.batches.append(keys)
+
+    def add_chain(self, entry: ChainEntry) -> None:
+        self.chains.append(entry)
+        for key in entry.dropped_occurrence_keys:
+            self.compressed.setdefault(key, entry.block_id)
+
+    @property
+    def compressed_starts(self) -> set[int | float]:
+        """The start user timestamps of the compressed chains."""
+        return {entry.start_user_timestamp for entry in self.chains}
+
+    def next_block_id(self) -> str:
+        """`bN` one past the highest block id on the branch (monotonic)."""
+        numbers = [int(e.block_id[1:]) for e in self.chains if e.block_id[1:].isdigit()]
+        return f"b{max(numbers, default=0) + 1}"
 
     def decide(self, keys: Iterable[str], decision: Decision) -> None:
         """Record the `summarize` strategy's decision for `keys` (a later one wins)."""

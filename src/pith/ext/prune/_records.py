@@ -6,6 +6,8 @@
 | `prune-dedup-alias` | `DedupAlias`: a re-read whose output equals an indexed record's |
 | `prune-frontier` | `Frontier`: the last call of a batch that was attempted and skipped |
 | `prune-summary-outcome` | `SummaryOutcome`: a batch `summarize` masked or kept raw |
+| `prune-chain` | `ChainEntry`: a closed user→final-reply chain compressed into one message |
+| `prune-diagnostic` | `Diagnostic`: something the render skipped (observability only) |
 
 (masked: the summarizer failed; kept raw: the summary was longer than the results.)
 And one custom **message** (`custom_message` entry, `display: false`, sent to the model as user
@@ -18,7 +20,9 @@ A `ToolCallRecord` is `{"toolCallId", "toolName", "args", "isError", "resultTime
 `"spillBytes"` and `"resultPreview"`. The raw text is **not** copied into the entry: the
 session's own `toolResult` message (or the spill file) is the cold copy, so indexing never
 doubles the file. Short refs `t1`, `t2`, … are not stored either: they are the records' order
-on the branch, so rebuilding from the entries gives the same refs every time.
+on the branch, so rebuilding from the entries gives the same refs every time. An index entry
+with `"backfilled": true` was written by chain compression for calls no batch had captured
+(too small, say): it never moves the frontier and never seeds dedup.
 """
 
 from __future__ import annotations
@@ -29,11 +33,16 @@ import msgspec
 
 __all__ = [
     "ALIAS_TYPE",
+    "CHAIN_TYPE",
+    "DIAGNOSTIC_TYPE",
     "FRONTIER_TYPE",
     "INDEX_TYPE",
     "OUTCOME_TYPE",
     "SUMMARY_TYPE",
+    "BodySource",
+    "ChainEntry",
     "DedupAlias",
+    "Diagnostic",
     "Frontier",
     "IndexEntry",
     "Outcome",
@@ -49,6 +58,8 @@ ALIAS_TYPE = "prune-dedup-alias"
 FRONTIER_TYPE = "prune-frontier"
 SUMMARY_TYPE = "prune-summary"
 OUTCOME_TYPE = "prune-summary-outcome"
+CHAIN_TYPE = "prune-chain"
+DIAGNOSTIC_TYPE = "prune-diagnostic"
 
 Outcome = Literal["indexed", "skipped-trivial", "skipped-deduped"]
 
@@ -80,6 +91,7 @@ class IndexEntry(_Entry):
     """The timestamp of the assistant message that made the calls (the same whether the batch
     was captured live or by a rescan)."""
     tool_calls: list[ToolCallRecord]
+    backfilled: bool = False
 
 
 class DedupAlias(_Entry):
@@ -131,6 +143,33 @@ class SummaryOutcome(_Entry):
     """The occurrence keys of the batch."""
     outcome: Literal["masked", "kept-raw"]
     reason: str = ""
+
+
+BodySource = Literal["fused", "summary", "summaries", "deterministic"]
+
+
+class ChainEntry(_Entry, kw_only=True):
+    """One compressed chain: the messages strictly between its start user message and its
+    final assistant message are dropped at render time, and a `<compressed-chain>` user
+    message carrying `body` (and the protected outputs, pulled live) goes after the start."""
+
+    block_id: str
+    """`b1`, `b2`, … in the order chains were compressed on the branch."""
+    start_user_timestamp: int | float
+    final_assistant_timestamp: int | float | None
+    dropped_tool_call_ids: list[str]
+    dropped_occurrence_keys: list[str]
+    protected_occurrence_keys: list[str] = []
+    """Results relocated verbatim as `<protected-output>` (frozen at compression time)."""
+    tool_refs: list[str] = []
+    compressed_at: int | float
+    body: str
+    body_source: BodySource
+
+
+class Diagnostic(_Entry):
+    kind: Literal["unresolved-range", "range-id-mismatch", "overlap", "orphan-sweep"]
+    detail: str
 
 
 def occurrence_key(tool_call_id: str, timestamp: int | float) -> str:

@@ -39,6 +39,10 @@ class PruneStats(msgspec.Struct, rename="camel", kw_only=True, frozen=True):
     """Batches sent as mask stubs by the last request that pruned anything."""
     tokens_saved: int = 0
     """Estimated tokens (chars / 4) the last request that pruned anything saved."""
+    chains_compressed: int = 0
+    """`prune-chain` entries written on the branch."""
+    ranges_summarized: int = 0
+    """Compressed chains whose body is one fused summary (one extra summarizer call each)."""
 
 
 def add_usage(stats: PruneStats, usage: Usage) -> PruneStats:
@@ -77,6 +81,8 @@ def format_stats(stats: PruneStats) -> str:
             f"summaries recorded: {stats.summaries}",
             f"last pruning request: {stats.batches_masked} batches masked, "
             f"~{stats.tokens_saved} tokens saved",
+            f"chains compressed: {stats.chains_compressed} "
+            f"({stats.ranges_summarized} with a fused summary)",
         ]
     )
 

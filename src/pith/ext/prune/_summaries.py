@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from pith.ai import Model, Usage
+from pith.ai import Model, Usage, as_thinking_level
 from pith.errors import PithError
 from pith.ext.prune._config import PruneConfig
+from pith.ext.prune._fallback import Fallback
 from pith.ext.prune._records import SummaryDetails, SummaryRef
 from pith.ext.prune._summarizer import SummaryFailed, ask_summary
 from pith.ext.prune._summary import (
@@ -56,6 +57,7 @@ class Summaries:
     """Requests started early, by the batch's keys."""
     spent: list[Usage] = field(default_factory=list)
     """The usage of every summarizer reply not yet counted in the stats (`take_spent`)."""
+    fallback: Fallback = field(default_factory=Fallback)
 
     def take_spent(self) -> list[Usage]:
         """The replies' usage since the last call, once."""
@@ -64,20 +66,22 @@ class Summaries:
 
     def choose(self, config: PruneConfig, ctx: ExtensionContext) -> None:
         """Resolve `prune.summarizerModel`; an unknown one is warned about once and the
-        session model is used."""
+        session model is used. Another summarizer than before starts without a fallback."""
+        previous = self.summarizer.key if self.summarizer is not None else None
         self.summarizer = None
         name = config.summarizer_model
         registry = ctx.model_registry
-        if name == "default" or registry is None:
-            return
-        try:
-            self.summarizer = registry.find(name).model
-        except PithError as error:
-            ctx.ui.notify(
-                f'settings "prune.summarizerModel" {name!r} is not a usable model ({error}); '
-                "summarizing with the session model",
-                "warning",
-            )
+        if name != "default" and registry is not None:
+            try:
+                self.summarizer = registry.find(name).model
+            except PithError as error:
+                ctx.ui.notify(
+                    f'settings "prune.summarizerModel" {name!r} is not a usable model '
+                    f"({error}); summarizing with the session model",
+                    "warning",
+                )
+        if (self.summarizer.key if self.summarizer is not None else None) != previous:
+            self.fallback.reset()
 
     def start(self, jobs: list[SummaryJob], config: PruneConfig, ctx: ExtensionContext) -> None:
         """Ask for the summaries of `jobs` now, without waiting for them."""
@@ -106,36 +110,72 @@ class Summaries:
         return list(await asyncio.gather(*tasks))
 
     async def ask(self, job: SummaryJob, config: PruneConfig, ctx: ExtensionContext) -> Reply:
-        """The summary for `job`. A named summarizer that fails is retried once on the
-        session model (a notice says so). Never raises for the provider's sake."""
-        models = [m for m in (self.summarizer, ctx.model) if m is not None]
-        if len(models) == 2 and models[0].key == models[1].key:
-            models = models[:1]
-        prompt = serialize_batch(job)
-        idle = config.summarizer_idle_timeout_ms / 1000
-        total = config.summarizer_max_timeout_ms / 1000
-        reason = "no model to summarize with"
-        for position, model in enumerate(models):
-            try:
-                reply = await ask_summary(
-                    model,
-                    ctx.model_registry,
-                    ctx.get_api_key(model),
-                    SUMMARY_SYSTEM_PROMPT,
-                    prompt,
-                    idle=idle,
-                    total=total,
-                    spent=self.spent,
-                )
-            except SummaryFailed as error:
-                reason = f"{model.key}: {error}"
-            except Exception as error:  # a provider bug must not cost the user's turn
-                reason = f"{model.key}: {type(error).__name__}: {error}"
-            else:
-                text = finish_summary(reply, job.refs)
-                if text is not None:
-                    return text, model.key
-                reason = f"{model.key}: the summary was empty"
-            if position + 1 < len(models):
-                ctx.ui.notify(f"summarizer {reason}; trying the session model", "warning")
-        return None, reason
+        """The summary for `job` (see `ask_text`)."""
+        text, model_key = await self.ask_text(
+            SUMMARY_SYSTEM_PROMPT, serialize_batch(job), config, ctx
+        )
+        if text is None:
+            return None, model_key
+        finished = finish_summary(text, job.refs)
+        return (finished, model_key) if finished is not None else (None, model_key)
+
+    async def ask_text(
+        self, system_prompt: str, prompt: str, config: PruneConfig, ctx: ExtensionContext
+    ) -> Reply:
+        """The summarizer's reply to `prompt`, and the model that wrote it; or None and why
+        not. A named summarizer that fails transiently is retried once on the session model,
+        which then stays in use for a while (`_fallback`). Never raises for the provider's
+        sake."""
+        primary, session = self.summarizer, ctx.model
+        if primary is None or session is None or primary.key == session.key:
+            model = primary or session
+            if model is None:
+                return None, "no model to summarize with"
+            text, failure = await self._once(model, system_prompt, prompt, config, ctx)
+            return (text, model.key) if text is not None else (None, failure[0])
+        route = self.fallback.route()
+        if route != "session":
+            text, (reason, transient) = await self._once(
+                primary, system_prompt, prompt, config, ctx
+            )
+            if text is not None:
+                self.fallback.primary_ok(route)
+                return text, primary.key
+            self.fallback.primary_failed(route)
+            if not transient:
+                return None, reason
+            ctx.ui.notify(f"summarizer {reason}; trying the session model", "warning")
+        text, (reason, _) = await self._once(session, system_prompt, prompt, config, ctx)
+        if text is None:
+            return None, reason
+        if route != "session":
+            self.fallback.fell_back()
+        return text, session.key
+
+    async def _once(
+        self,
+        model: Model,
+        system_prompt: str,
+        prompt: str,
+        config: PruneConfig,
+        ctx: ExtensionContext,
+    ) -> tuple[str | None, tuple[str, bool]]:
+        """One request: (the reply, ("", False)) or (None, (why not, whether transient))."""
+        thinking = config.summarizer_thinking
+        try:
+            reply = await ask_summary(
+                model,
+                ctx.model_registry,
+                ctx.get_api_key(model),
+                system_prompt,
+                prompt,
+                idle=config.summarizer_idle_timeout_ms / 1000,
+                total=config.summarizer_max_timeout_ms / 1000,
+                spent=self.spent,
+                thinking=as_thinking_level(thinking) if thinking != "default" else "off",
+            )
+        except SummaryFailed as error:
+            return None, (f"{model.key}: {error}", error.kind == "transient")
+        except Exception as error:  # a provider bug must not cost the user's turn
+            return None, (f"{model.key}: {type(error).__name__}: {error}", True)
+        return reply, ("", False)

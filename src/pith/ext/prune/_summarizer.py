@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
+from typing import Literal
 
 from pith.agent import AbortController
 from pith.ai import (
@@ -26,16 +28,38 @@ from pith.ai import (
     StreamEvent,
     StreamOptions,
     TextContent,
+    ThinkingLevel,
     Usage,
     UserMessage,
     provider_for,
 )
 
-__all__ = ["SummaryFailed", "ask_summary"]
+__all__ = ["FailureKind", "SummaryFailed", "ask_summary", "failure_kind"]
+
+
+FailureKind = Literal["auth", "transient", "unusable"]
+
+_AUTH = re.compile(
+    r"^\s*(401|403)\b|unauthori[sz]ed|forbidden|invalid[ _-]?(api[ _-]?)?key|authenticat",
+    re.IGNORECASE,
+)
 
 
 class SummaryFailed(Exception):
-    """The summarizer gave no usable summary; the message says why (for a notice)."""
+    """The summarizer gave no usable summary; the message says why (for a notice).
+
+    `kind` (spec A.6.2): `auth` (the provider refused the credentials), `unusable` (a reply
+    came but is no summary: cut by the output limit, a tool call, blank) or `transient`
+    (anything else: a failed stream, a timeout, an error reply)."""
+
+    def __init__(self, message: str, kind: FailureKind = "transient") -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+
+
+def failure_kind(message: str) -> FailureKind:
+    """`auth` for an error text that says the credentials were refused, else `transient`."""
+    return "auth" if _AUTH.search(message) else "transient"
 
 
 def _headers(model: Model, registry: ModelRegistry | None, key: str | None) -> dict[str, str]:
@@ -70,7 +94,8 @@ async def _reply(
                 return event.message
             if isinstance(event, ErrorEvent):
                 message = event.message.error_message
-                raise SummaryFailed(message if isinstance(message, str) else "request failed")
+                text = message if isinstance(message, str) else "request failed"
+                raise SummaryFailed(text, failure_kind(text))
     finally:
         close = getattr(iterator, "aclose", None)
         if close is not None:
@@ -88,8 +113,10 @@ async def ask_summary(
     idle: float,
     total: float,
     spent: list[Usage] | None = None,
+    thinking: ThinkingLevel = "off",
 ) -> str:
-    """The text `model` replies to `text` under `system_prompt` (no tools, thinking off).
+    """The text `model` replies to `text` under `system_prompt` (no tools; `thinking` as the
+    reasoning effort when the model reasons, else off).
     Raises `SummaryFailed` on a failed request, a timeout, a reply cut by the output limit, a
     tool call or a blank reply. The reply's usage is appended to `spent` as soon as it
     arrives (a reply that is then refused cost tokens too)."""
@@ -102,7 +129,7 @@ async def ask_summary(
     options = StreamOptions(
         api_key=key,
         signal=controller.signal,
-        thinking="off",
+        thinking=thinking if model.reasoning else "off",
         headers=_headers(model, registry, key),
     )
     try:
@@ -117,12 +144,14 @@ async def ask_summary(
     if spent is not None:
         spent.append(reply.usage)
     if reply.stop_reason == "length":
-        raise SummaryFailed("the summary was cut by the output limit")
+        raise SummaryFailed("the summary was cut by the output limit", "unusable")
     if reply.stop_reason not in ("stop", "toolUse"):
         raise SummaryFailed(f"the request ended with {reply.stop_reason}")
     if reply.tool_calls():
-        raise SummaryFailed("the summarizer asked for a tool instead of writing a summary")
+        raise SummaryFailed(
+            "the summarizer asked for a tool instead of writing a summary", "unusable"
+        )
     summary = "".join(b.text for b in reply.content if isinstance(b, TextContent)).strip()
     if not summary:
-        raise SummaryFailed("the summary was empty")
+        raise SummaryFailed("the summary was empty", "unusable")
     return summary

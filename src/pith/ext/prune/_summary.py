@@ -87,7 +87,7 @@ def plan_jobs(
     for message in ahead[:end]:
         if isinstance(message, ToolResultMessage):
             key = occurrence_key(message.tool_call_id, message.timestamp)
-            if key in index.records and key not in index.decisions:
+            if key in index.records and key not in index.decisions and key not in index.compressed:
                 texts[key] = "".join(
                     block.text for block in message.content if isinstance(block, TextContent)
                 )
