@@ -55,16 +55,23 @@ async def _tree(app: InteractiveApp, arguments: str) -> None:
     )
     if not isinstance(picked, int):
         return
-    target = rows[picked].entry_id
-    if rows[picked].is_leaf:
-        app.transcript.notice("You are already there.")
+    row = rows[picked]
+    actions = [
+        "Go there",
+        "Go there and summarize the branch you leave",
+        "Go there and summarize it, with your instructions…",
+        "Label this point…",
+    ]
+    if row.is_leaf:
+        actions = actions[3:]
+    action = await app.ask(f"{row.text.strip()}", actions)
+    if not isinstance(action, int):
         return
-    choice = await app.ask(
-        "Summarize the branch you are leaving?",
-        ["No summary", "Summarize it", "Summarize it, with my instructions…"],
-    )
-    if choice is None:
+    if actions[action].startswith("Label"):
+        await _label(app, row.entry_id)
         return
+    target = row.entry_id
+    choice = action
     instructions: str | None = None
     if choice == 2:
         typed = await app.ask("What should the summary focus on?", None)
@@ -89,6 +96,16 @@ async def _tree(app: InteractiveApp, arguments: str) -> None:
         + " The conversation now ends with:"
     )
     app.replay(session.messages, count=4)
+
+
+async def _label(app: InteractiveApp, entry_id: str) -> None:
+    store = app.session.store
+    current = store.label(entry_id)
+    typed = await app.ask("Label (empty removes it):", None, placeholder=current)
+    if not isinstance(typed, str):
+        return
+    store.append_label(entry_id, typed.strip() or None)
+    app.transcript.notice(f"Labelled {typed.strip()!r}." if typed.strip() else "Label removed.")
 
 
 async def _resume(app: InteractiveApp, arguments: str) -> None:
