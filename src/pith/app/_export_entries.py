@@ -116,10 +116,14 @@ def _describe(entry: SessionEntry) -> tuple[str, str, str]:
         data = _json(entry.raw, DATA_CAP)
         return f"unknown entry: {escape(entry.type or '?')}", "minor", _data("entry", data)
     if isinstance(entry, CompactionEntry):
+        kept = entry.first_kept_entry_id
+        where = (
+            "nothing kept"
+            if kept == entry.id
+            else f'kept from <a href="#e-{escape(kept)}">{escape(kept)}</a>'
+        )
         body = (
-            f'<div class="muted">{entry.tokens_before:,} tokens before; kept from '
-            f'<a href="#e-{escape(entry.first_kept_entry_id)}">'
-            f"{escape(entry.first_kept_entry_id)}</a></div>"
+            f'<div class="muted">{entry.tokens_before:,} tokens before; {where}</div>'
             f'<div class="text">{cap_text(entry.summary)}</div>'
         )
         return "compaction", "e-summary", body

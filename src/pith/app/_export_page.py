@@ -72,7 +72,8 @@ def _info(store: SessionStore, source: str, path_length: int) -> str:
             (
                 "current leaf",
                 f'<a href="#e-{escape(store.leaf_id)}">{escape(store.leaf_id)}</a> '
-                f"({path_length:,} entries on its branch; {leaves:,} branch ends in all)",
+                f"({path_length:,} entries on its branch; the tree has {leaves:,} "
+                f"{'leaf' if leaves == 1 else 'leaves'})",
             )
         )
     models, input_tokens, output_tokens, cost = _totals(store)
