@@ -65,7 +65,7 @@ def test_a_bad_value_gives_one_line_naming_the_expected_form(
 
 
 def test_completions_offer_subcommands_then_their_fixed_values() -> None:
-    assert complete("s") == ["status", "stats", "strategy"]
+    assert complete("s") == ["status", "stats", "strategy", "settings"]
     assert complete("protected") == ["protected-tools", "protected-paths"]
     assert complete("strategy ") == ["strategy mask", "strategy summarize", "strategy auto"]
     assert complete("strategy s") == ["strategy summarize"]

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pith.errors import PithError
-from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig
+from pith.ext.prune._config import ALWAYS_PROTECTED, BATCHING_MODES, THINKING, PruneConfig
 from pith.ext.prune._settings_file import save_prune_setting
+from pith.ext.prune._settings_menu import settings_menu
 from pith.ext.prune._stats import format_stats
 from pith.ext.prune._tree import format_tree
 from pith.extensions import ExtensionContext
@@ -41,6 +42,11 @@ HELP = """/pruner — the context pruner (strategy summarize, or mask)
   /pruner protected-tools [names|none]       comma- or space-separated
   /pruner protected-paths [globs|none]       comma- or space-separated
   /pruner min-batch-chars [n]                0: no minimum
+  /pruner batching [turn|agent-message]      one summary per assistant turn, or per task
+  /pruner thinking [level]                   the summarizer's reasoning effort (default: none)
+  /pruner recovery-grace [n]                 user turns a recovered output stays (0: off)
+  /pruner dedup [on|off|status]              identical re-reads point at the first read
+  /pruner settings                   pick a setting to toggle, cycle or type (saved)
   /pruner tree                       the indexed calls per batch, and what each is now
   /pruner now                        index every finished batch not captured yet (and summarize)
   /pruner compact                    compress every closed chain now (the window is ignored)
@@ -84,9 +90,39 @@ SETTINGS: dict[str, Setting] = {
     "min-batch-chars": Setting(
         "minBatchChars", "a whole number >= 0", lambda c: str(c.min_batch_chars)
     ),
+    "batching": Setting(
+        "batchingMode", "turn or agent-message", lambda c: c.batching_mode, BATCHING_MODES
+    ),
+    "thinking": Setting(
+        "summarizerThinking",
+        "default, off, minimal, low, medium, high or xhigh",
+        lambda c: c.summarizer_thinking,
+        THINKING,
+    ),
+    "recovery-grace": Setting(
+        "recoveryGraceTurns", "a whole number >= 0", lambda c: str(c.recovery_grace_turns)
+    ),
+    "dedup": Setting(
+        "dedupByContentHash",
+        "on, off or status",
+        lambda c: "on" if c.dedup_by_content_hash else "off",
+        ("on", "off", "status"),
+    ),
 }
+_CHOICE = ("strategy", "batching", "thinking")
 
-SUBCOMMANDS = ("status", "stats", "on", "off", *SETTINGS, "tree", "now", "compact", "help")
+SUBCOMMANDS = (
+    "status",
+    "stats",
+    "on",
+    "off",
+    *SETTINGS,
+    "settings",
+    "tree",
+    "now",
+    "compact",
+    "help",
+)
 
 
 def parse_setting(name: str, text: str) -> tuple[str, object] | str:
@@ -94,8 +130,10 @@ def parse_setting(name: str, text: str) -> tuple[str, object] | str:
     setting = SETTINGS[name]
     value = text.strip()
     bad = f"/pruner {name}: expected {setting.form}, got {value!r}"
-    if name == "strategy":
+    if name in _CHOICE:
         return (setting.key, value) if value in setting.values else bad
+    if name == "dedup":
+        return (setting.key, value == "on") if value in ("on", "off") else bad
     if name == "model":
         provider, _, model_id = value.partition("/")
         ok = value == "default" or (provider and model_id and " " not in value)
@@ -145,7 +183,7 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
         shown = "on" if word == "on" else "off; stored results show raw again"
         ctx.ui.notify(f"pruning is {shown}")
     elif word in SETTINGS:
-        if not rest.strip():
+        if not rest.strip() or (word == "dedup" and rest.strip() == "status"):
             ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.config)}")
             return
         parsed = parse_setting(word, rest)
@@ -178,6 +216,8 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
         pruner.capture_pending(ctx)
         chains = await pruner.compress(ctx, 0, force=True)
         ctx.ui.notify(f"compressed {chains} chains")
+    elif word == "settings":
+        await settings_menu(pruner, ctx, lambda key, value: apply_setting(pruner, key, value, ctx))
     elif word == "help":
         ctx.ui.notify(HELP)
     else:
@@ -214,6 +254,18 @@ def _purge_status(config: PruneConfig) -> str:
     )
 
 
+def _chain_status(pruner: Pruner) -> str:
+    config = pruner.config
+    done = len(pruner.index.chains)
+    if not config.chain_enabled:
+        return f"chain compression: off ({done} compressed; /pruner compact still works)"
+    fuse = ", summaries fused" if config.chain_fuse else ""
+    return (
+        f"chain compression: on, the newest {config.chain_window} tasks kept{fuse}; "
+        f"{done} compressed"
+    )
+
+
 def status_text(pruner: Pruner) -> str:
     """The `/pruner status` text."""
     config, index = pruner.config, pruner.index
@@ -231,5 +283,7 @@ def status_text(pruner: Pruner) -> str:
         "protected tools: " + (", ".join(config.protected_tools) or "none"),
         _budget_status(config, pruner.budget_cut is not None),
         _purge_status(config),
+        _chain_status(pruner),
+        f"batching: {config.batching_mode}, summarizer thinking: {config.summarizer_thinking}",
     ]
     return "\n".join(lines)

@@ -5,12 +5,15 @@ When (spec A.5, A.6.1): a batch is summarized when it becomes prunable — when 
 prompt moves the keep-recent boundary past it (`before_agent_start`). That is the moment the
 mask strategy would stub it, so the prompt prefix changes once per task, never mid-task; the
 summary is recorded just before the new prompt, after the task it describes.
+
+Batching (`batchingMode`): `turn` asks one summary per assistant turn's batch;
+`agent-message` one per user turn — every batch from a prompt to its final reply together.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pith.ai import AgentMessage, TextContent, ToolResultMessage, UserMessage
@@ -27,6 +30,7 @@ __all__ = [
     "SUMMARY_SYSTEM_PROMPT",
     "SummaryJob",
     "finish_summary",
+    "merge_spans",
     "plan_jobs",
     "serialize_batch",
 ]
@@ -84,8 +88,13 @@ def plan_jobs(
     ahead = [*messages, UserMessage(content="")]  # where the boundary will be
     end = boundary(ahead, config.keep_recent_turns)
     texts: dict[str, str] = {}
+    span: dict[str, int] = {}  # occurrence key -> the user turn it belongs to
+    users = 0
     for message in ahead[:end]:
-        if isinstance(message, ToolResultMessage):
+        if isinstance(message, UserMessage):
+            users += 1
+        elif isinstance(message, ToolResultMessage):
+            span[occurrence_key(message.tool_call_id, message.timestamp)] = users
             key = occurrence_key(message.tool_call_id, message.timestamp)
             if key in index.records and key not in index.decisions and key not in index.compressed:
                 texts[key] = "".join(
@@ -112,7 +121,30 @@ def plan_jobs(
             )
     if sum(job.raw_chars for job in jobs) // 4 < max(config.min_gain_tokens, 1):
         return []
+    if config.batching_mode == "agent-message":
+        return merge_spans(jobs, span)
     return jobs
+
+
+def merge_spans(jobs: Sequence[SummaryJob], span: Mapping[str, int]) -> list[SummaryJob]:
+    """`batchingMode: agent-message`: the jobs of one user turn (prompt to final reply) merged
+    into one, in order."""
+    merged: list[SummaryJob] = []
+    last: int | None = None
+    for job in jobs:
+        here = span.get(job.keys[0])
+        if merged and here is not None and here == last:
+            head = merged[-1]
+            merged[-1] = SummaryJob(
+                head.keys + job.keys,
+                head.records + job.records,
+                head.refs + job.refs,
+                head.texts + job.texts,
+            )
+        else:
+            merged.append(job)
+        last = here
+    return merged
 
 
 def _cut(text: str) -> str:
