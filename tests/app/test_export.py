@@ -206,6 +206,32 @@ def test_a_summarized_result_is_pruned_even_inside_the_running_task(tmp_path: Pa
     assert last.pruned > 0
 
 
+def test_a_compressed_chain_prunes_its_results_but_not_its_protected_ones(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore.create(str(tmp_path), None)
+    store.append_message(user("task one", 1))
+    calls = [ToolCall(id=n, name="read", arguments={}) for n in ("a", "b")]
+    store.append_message(reply(*calls, input_tokens=500))
+    store.append_message(result("a", "a" * 20_000, 7))
+    store.append_message(result("b", "b" * 20_000, 8))
+    store.append_message(reply(TextContent(text="done"), input_tokens=10_600))
+    store.append_message(user("task two", 20))
+    chain = {
+        "blockId": "b1",
+        "droppedToolCallIds": ["a", "b"],
+        "droppedOccurrenceKeys": ["a@7", "b@8"],
+        "protectedOccurrenceKeys": ["b@8"],
+        "body": "read two files " * 40,
+    }
+    store.append_custom("prune-chain", chain)
+    store.append_message(reply(TextContent(text="ok"), input_tokens=5_900))
+    [_, before, after] = context_timeline(store.get_branch()).requests
+    assert after.pruned_results == 1
+    assert after.pruned > 0
+    assert after.messages > before.messages  # the chain's body is sent
+
+
 def test_pi_sessions_use_their_stored_system_prompt_and_mark_both_compactions() -> None:
     path = PI_SESSIONS / "compaction_twice.jsonl"
     timeline = context_timeline(loaded_branch(path).get_branch())

@@ -8,11 +8,11 @@ system prompt is the persisted system messages when the session has them (Pi 1.6
 is calibrated once: what the first request reported beyond its estimated messages.
 
 Pruning never rewrites the session, so what it removed is estimated from its records: tool
-results a pruner summary names, results whose batch was recorded as masked, results a Pi
-context-prune chain dropped, and (when the pruner kept no summaries, i.e. its `mask` strategy)
-results it indexed before the request's task began — the same boundary and the same default
-minimum gain pith's pruner uses. Compactions are marked where they happened, with the
-`tokensBefore` they recorded.
+results a pruner summary names, results whose batch was recorded as masked, results a
+compressed chain dropped (its body counts as a message), and (when the pruner kept no
+summaries, i.e. its `mask` strategy) results it indexed before the request's task began — the
+same boundary and the same default minimum gain pith's pruner uses. Compactions are marked
+where they happened, with the `tokensBefore` they recorded.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ _SUMMARY_TYPES = frozenset({"prune-summary", "context-prune-summary"})
 _INDEX_TYPES = frozenset({"prune-index"})
 _ALIAS_TYPE = "prune-dedup-alias"
 _OUTCOME_TYPE = "prune-summary-outcome"
-_CHAIN_TYPE = "context-prune-chain"
+_CHAIN_TYPES = frozenset({"prune-chain", "context-prune-chain"})
 _STATS_TYPES = frozenset({"prune-stats", "context-prune-stats"})
 
 
@@ -132,9 +132,15 @@ class _PruneRecords:
                 self.indexed.add(key)
         elif custom_type == _OUTCOME_TYPE and _get(data, "outcome") == "masked":
             self.forced_keys.update(k for k in _list(_get(data, "keys")) if isinstance(k, str))
-        elif custom_type == _CHAIN_TYPE:
-            ids = _list(_get(data, "droppedToolCallIds"))
-            self.forced_ids.update(i for i in ids if isinstance(i, str))
+        elif custom_type in _CHAIN_TYPES:
+            # A compressed chain drops its results; protected ones are moved in verbatim.
+            kept = {k for k in _list(_get(data, "protectedOccurrenceKeys")) if isinstance(k, str)}
+            keys = [k for k in _list(_get(data, "droppedOccurrenceKeys")) if isinstance(k, str)]
+            if keys:
+                self.forced_keys.update(k for k in keys if k not in kept)
+            else:
+                ids = _list(_get(data, "droppedToolCallIds"))
+                self.forced_ids.update(i for i in ids if isinstance(i, str))
 
     def _force(self, call_id: object, timestamp: object) -> None:
         key = _key(call_id, timestamp)
@@ -158,6 +164,9 @@ def context_timeline(path: Sequence[SessionEntry]) -> ContextTimeline:
     for position, entry in enumerate(path):
         if isinstance(entry, CustomEntry):
             records.add(entry.custom_type, entry.data)
+            body = _get(entry.data, "body") or _get(entry.data, "rangeSummaryText")
+            if entry.custom_type in _CHAIN_TYPES and isinstance(body, str):
+                items.append(_Item(position, "messages", estimate_text_tokens(body)))
             if entry.custom_type in _STATS_TYPES and isinstance(entry.data, dict):
                 timeline.prune_stats = entry.data
         elif isinstance(entry, CustomMessageEntry) and entry.custom_type in _SUMMARY_TYPES:
