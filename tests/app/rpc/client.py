@@ -11,11 +11,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from pith.testing import subprocess_env
 
-Record = dict[str, object]
+Record = dict[str, Any]
 TIMEOUT = 30.0
 
 
@@ -94,13 +94,14 @@ class RpcClient:
         while True:
             left = deadline - time.monotonic()
             try:
-                record = self._inbox.get(timeout=max(left, 0.01))
+                got = self._inbox.get(timeout=max(left, 0.01))
             except queue.Empty:
                 raise AssertionError(
                     f"timed out waiting for {what}; stderr:\n{self.stderr}"
                 ) from None
-            if record is None:
+            if got is None:
                 raise AssertionError(f"pith exited before {what}; stderr:\n{self.stderr}")
+            record = got
             self.records.append(record)
             self._seen = len(self.records)
             if match(record):

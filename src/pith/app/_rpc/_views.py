@@ -134,7 +134,7 @@ def bash_delta(previous: str, current: str) -> str:
     """
     if current.startswith(previous):
         return current[len(previous) :]
-    probe = current[:64]
+    probe = current[: min(current.find("\n") + 1 or len(current), 64)]
     at = previous.find(probe) if probe else -1
     while at >= 0:
         kept = previous[at:]
