@@ -241,8 +241,18 @@ def test_get_commands_lists_builtins_templates_and_skills(rpc: Start, tmp_path: 
     assert review["sourceInfo"]["path"] == str(prompts / "review.md")
 
 
-def test_export_html_says_when_it_cannot(rpc: Start) -> None:
-    client, _ = rpc({"turns": []})
-    answer = client.request("export_html")
-    assert answer["success"] is False
-    assert answer["error"] == "export_html is not available yet"
+def test_export_html_writes_the_page(rpc: Start, tmp_path: Path) -> None:
+    client, _ = rpc({"turns": [{"text": "the answer"}]})
+    client.request("prompt", message="the question")
+    client.settled()
+    state = data(client.request("get_state"))
+    default = data(client.request("export_html"))["path"]
+    assert default == str(tmp_path / "work" / f"pith-session-{state['sessionId']}.html")
+    chosen = data(client.request("export_html", outputPath=str(tmp_path / "page.html")))
+    assert chosen == {"path": str(tmp_path / "page.html")}
+    page = (tmp_path / "page.html").read_text()
+    assert "the question" in page
+    assert "the answer" in page
+    refused = client.request("export_html", outputPath=str(tmp_path / "no" / "such" / "x.html"))
+    assert refused["success"] is False
+    assert "cannot write the export" in str(refused["error"])

@@ -24,9 +24,9 @@ from pith.ai import (
     to_builtins,
 )
 from pith.app._commands import BUILTIN_COMMANDS, parse_builtin
+from pith.app._export import export_store
 from pith.app._navigation import new_session, switch_session
 from pith.app._rpc._context import RpcContext
-from pith.app._rpc._exporting import export_session_html
 from pith.app._rpc._protocol import (
     NO_DATA,
     Command,
@@ -374,7 +374,8 @@ async def get_session_stats(ctx: RpcContext, command: Command) -> object:
 
 async def export_html(ctx: RpcContext, command: Command) -> object:
     output = optional_str(command, "outputPath")
-    return {"path": str(await export_session_html(ctx.session, output))}
+    session = ctx.session
+    return {"path": str(export_store(session.store, output, cwd=session.cwd))}
 
 
 async def new_session_command(ctx: RpcContext, command: Command) -> object:
