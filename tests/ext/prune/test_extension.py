@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,8 @@ class World:
     tmp_path: Path
     ui: NoticeUI = field(default_factory=NoticeUI)
     api: str = "openai-completions"
+    clock: Callable[[], float] | None = None
+    """The summarizer fallback's clock (None: the real one)."""
 
     def settings(self, **prune: object) -> None:
         """Write the agent's settings.json with these `prune` values."""
@@ -73,7 +77,8 @@ class World:
     ) -> AgentSession:
         agent = configure_agent_dir(self.agent, server, api=self.api)
         runner = ExtensionRunner(str(self.work), agent_dir=agent)
-        spec = ExtensionSpec("prune", "builtin", "<prune>", lambda: register)
+        loaded = register if self.clock is None else functools.partial(register, clock=self.clock)
+        spec = ExtensionSpec("prune", "builtin", "<prune>", lambda: loaded)
         asyncio.run(load_extensions(runner, [spec]))
         registry = ModelRegistry.load(agent)
         return build_agent_session(

@@ -29,7 +29,7 @@ outcomes are persisted (`prune-summary-outcome`) so a reload renders the same by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -451,9 +451,12 @@ class Pruner:
         return text_result(format_query(self.index, ids, lambda r: read_raw(r, store)))
 
 
-def register(api: ExtensionAPI) -> None:
-    """Load the context pruner (the `pith.extensions` entry point `prune`)."""
+def register(api: ExtensionAPI, *, clock: Callable[[], float] | None = None) -> None:
+    """Load the context pruner (the `pith.extensions` entry point `prune`). `clock` (seconds,
+    monotonic) times the summarizer fallback's cooldown; tests pass their own."""
     pruner = Pruner(api)
+    if clock is not None:
+        pruner.summaries.fallback.clock = clock
     api.on("session_start", pruner.on_session_start)
     api.on("session_tree", pruner.on_session_tree)
     api.on("before_agent_start", pruner.on_before_agent_start)
