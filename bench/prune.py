@@ -394,6 +394,10 @@ class Run:
     recover_failed: list[str] = field(default_factory=list)
     not_built: bool = False
     problems: list[str] = field(default_factory=list)
+    chains: int = 0
+    """`prune-chain` entries written (tasks compressed into one message)."""
+    relocated: int = 0
+    """Protected outputs found verbatim inside a `<compressed-chain>` message, per request."""
 
 
 def session_results(path: Path) -> dict[str, str]:
@@ -429,6 +433,9 @@ def replay(
         run.problems += [str(p) for p in problems] if isinstance(problems, list) else []
     run.not_built = any("not built yet" in text for _, text in ui.notices)
     raw = session_results(store.path) if store.path else {}
+    if store.path is not None:
+        entries = [json.loads(line) for line in store.path.read_text().splitlines()]
+        run.chains = sum(e.get("customType") == "prune-chain" for e in entries)
     run.raw_texts = raw
     protected = {
         spec["id"]
@@ -448,11 +455,21 @@ def replay(
             continue
         run.requests += 1
         texts = tool_texts(body)
+        blocks = [
+            m["content"]
+            if isinstance(m["content"], str)
+            else "".join(p["text"] for p in m["content"])
+            for m in body["messages"]
+            if m["role"] == "user"
+        ]
+        blocks = [text for text in blocks if text.startswith("<compressed-chain")]
         for call_id in protected:
             if call_id in texts:
                 run.protected_checked += 1
                 if texts[call_id] != raw.get(call_id):
                     run.protected_ok = False
+            elif any(f">\n{raw.get(call_id)}\n</protected-output>" in text for text in blocks):
+                run.relocated += 1
         for call_id, text in texts.items():
             for ref in STUB_REF.findall(text):
                 run.stubbed_ids.setdefault(ref, call_id)
@@ -648,8 +665,17 @@ def main() -> None:
                 f"  earlier tasks' results still raw in the last request: {len(run.raw_stayed)} "
                 f"({sizes:,} chars; protected reads, batches under minBatchChars, re-reads)"
             )
+        if run.chains:
+            print(
+                f"  {run.chains} tasks compressed into one message each; protected outputs "
+                f"found verbatim inside them {run.relocated} times"
+            )
+            figures[f"{run.label}_chains"] = run.chains
         if run.recover_failed:
-            print(f"  not recovered byte-identical: {', '.join(run.recover_failed[:10])}")
+            print(
+                f"  not recovered byte-identical: {', '.join(run.recover_failed[:10])} "
+                "(outputs over read's 50KB cap come back cut, by design)"
+            )
     print()
     print(f"{'context hook p50 (ms)':<24} {'pruner on':>10} {'pruner off':>11} {'pruner own':>11}")
     for size, (on, off) in hooks.items():
