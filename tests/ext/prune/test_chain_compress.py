@@ -110,7 +110,9 @@ def test_pruner_compact_compresses_every_closed_chain_and_backfills_small_calls(
         ]
     }
     with FakeServer(script) as server:
-        world.run(server, "read tiny", "read lib", "/pruner compact", "what was tiny?")
+        world.run(
+            server, "read tiny", "read lib", "/pruner compact", "what was tiny?", "/pruner tree"
+        )
         last = messages(server, 4)
         recovered = tool_texts(server, 5)["call_4_0"]
     # tiny.txt was too small to be a batch: compression indexed it first (t2, after lib's t1)
@@ -128,6 +130,9 @@ def test_pruner_compact_compresses_every_closed_chain_and_backfills_small_calls(
     assert recovered.split("\n\n", 1)[1] == "tiny\n"
     notices = [text for _, text in world.ui.notices]
     assert "[prune] compressed 2 chains" in notices
+    tree = notices[-1]
+    assert '  t1  read(path="lib.py")  6.6KB  in b2' in tree
+    assert '  t2  read(path="tiny.txt")  5B  in b1' in tree
 
 
 def test_chain_compression_off_leaves_every_chain(tmp_path: Path) -> None:

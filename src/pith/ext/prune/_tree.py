@@ -1,6 +1,7 @@
 """`/pruner tree`: the indexed calls as text, one block per batch. Pure.
 
-Each call reads `t3  read(path="app.py")  6.6KB  masked`; the state is `protected` when the
+Each call reads `t3  read(path="app.py")  6.6KB  masked`; the state is `in b2` when a
+compressed chain dropped it, else `protected` when the
 call's tool or path is protected now, else the `summarize` decision (`summarized`, `masked`,
 `raw` for a batch kept raw), else `masked` when the last request stubbed it, else `raw`.
 """
@@ -21,8 +22,11 @@ __all__ = ["call_state", "format_tree"]
 def call_state(
     index: PruneIndex, key: str, config: PruneConfig, cwd: str, stubbed: Collection[str]
 ) -> str:
-    """`protected`, `summarized`, `masked` or `raw`: what the record `key` is now."""
+    """`in bN` (inside a compressed chain), `protected`, `summarized`, `masked` or `raw`: what
+    the record `key` is now."""
     record = index.records[key]
+    if key in index.compressed:
+        return f"in {index.compressed[key]}"
     if is_protected(record.tool_name, record.args, config, cwd):
         return "protected"
     decision = index.decisions.get(key)
