@@ -176,11 +176,7 @@ class Terminal:
                 return
 
     def quit(self) -> int:
-        """Ctrl+D on an empty editor, once pith is idle; the exit status.
-
-        Idle first: while pith prints into the scroll-back, prompt_toolkit puts the terminal
-        in cooked mode, where the line discipline takes a Ctrl+D for end-of-file and pith
-        never sees it."""
+        """Ctrl+D on an empty editor, once pith is idle; the exit status."""
         self.settle()
         self.child.sendcontrol("d")
         deadline = time.monotonic() + WAIT

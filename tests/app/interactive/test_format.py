@@ -148,6 +148,14 @@ def test_a_slow_command_whose_view_changed_its_output_gets_a_receipt() -> None:
     )
 
 
+def test_a_slow_command_whose_output_was_too_long_to_count_still_gets_a_receipt() -> None:
+    details = guard_details(12_500.0, 800, 20)
+    del details["guard"]["projection"]  # type: ignore[attr-defined]
+    receipt = guard_receipt(details, 10_000)
+    assert receipt is not None
+    assert "the output was too long to count" in receipt.plain
+
+
 def test_a_fast_command_gets_no_receipt() -> None:
     assert guard_receipt(guard_details(900.0, 800, 20), 10_000) is None
 

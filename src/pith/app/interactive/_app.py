@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
@@ -138,6 +138,14 @@ class InteractiveApp:
         except OSError:
             return 80
 
+    def _sync_width(self) -> None:
+        """Follow the terminal's width (it may have been resized since the last render)."""
+        if self.app.is_running:
+            try:
+                self.painter.width = max(20, self.app.output.get_size().columns)
+            except Exception:
+                return
+
     def _rows(self) -> int:
         try:
             return self.app.output.get_size().rows
@@ -210,6 +218,7 @@ class InteractiveApp:
         return max(3, self._rows() - 8)
 
     def _live_text_raw(self) -> str:
+        self._sync_width()
         text = self.transcript.live(self._live_limit())
         if not text and self.busy and self.question is None:
             return self.painter.render(_dim("… working (esc to stop)")).rstrip("\n")
@@ -411,18 +420,28 @@ class InteractiveApp:
             self._flushing = asyncio.get_running_loop().create_task(self._flush_output())
 
     async def _flush_output(self) -> None:
+        app = self.app
+        if app.output.responds_to_cpr:
+            # A cursor-position answer still in flight would be taken for typed keys.
+            await app.renderer.wait_for_cpr_responses()
         while self._pending_output:
             chunk = "".join(self._pending_output)
             self._pending_output.clear()
-
-            def write(chunk: str = chunk) -> None:
+            if not chunk.endswith("\n"):
+                chunk += "\n"
+            if not app.is_running:
                 sys.stdout.write(chunk)
                 sys.stdout.flush()
-
-            try:
-                await run_in_terminal(write, in_executor=False)
-            except Exception:
-                write()
+                continue
+            # What prompt_toolkit's run_in_terminal does, without switching the terminal to
+            # cooked mode: keys typed meanwhile (Ctrl+D, Ctrl+C, Esc) stay ours, and are not
+            # echoed or turned into signals by the terminal.
+            app.renderer.erase()
+            app.output.write_raw(chunk)
+            app.output.flush()
+            app.renderer.reset()
+            app.renderer.request_absolute_cursor_position()
+            app.invalidate()
 
     def refresh(self) -> None:
         if self.app.is_running:
@@ -604,6 +623,7 @@ class InteractiveApp:
     # --- the session's events ----------------------------------------------------------------
 
     def on_event(self, event: SessionEvent) -> None:
+        self._sync_width()
         self.transcript.handle(event)
         if isinstance(event, AgentSettled | CompactionEnd) or getattr(event, "type", "") in (
             "message_end",

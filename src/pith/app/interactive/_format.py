@@ -224,14 +224,18 @@ def guard_receipt(details: object, fast_threshold_ms: float) -> Text | None:
         return None
     timing = guard.get("timing")
     projection = guard.get("projection")
-    if not isinstance(timing, Mapping) or not isinstance(projection, Mapping):
+    if not isinstance(timing, Mapping):
         return None
     command_ms = timing.get("commandMs")
     if not isinstance(command_ms, int | float) or command_ms < fast_threshold_ms:
         return None
-    before, after = projection.get("linesBefore"), projection.get("linesAfter")
-    if before == after and projection.get("bytesBefore") == projection.get("bytesAfter"):
-        return None  # a no-op projection: nothing to tell
+    if isinstance(projection, Mapping):
+        before, after = projection.get("linesBefore"), projection.get("linesAfter")
+        if before == after and projection.get("bytesBefore") == projection.get("bytesAfter"):
+            return None  # a no-op projection: nothing to tell
+        counts = f": {before} → {after} lines"
+    else:
+        counts = ": the output was too long to count"  # the command's output was truncated
     extractor_ms = timing.get("extractorMs")
     receipt = Text("  guard: ", style="yellow")
     receipt.append(
@@ -240,7 +244,7 @@ def guard_receipt(details: object, fast_threshold_ms: float) -> Text | None:
     )
     if isinstance(extractor_ms, int | float):
         receipt.append(f" ({extractor_ms:.0f} ms)")
-    receipt.append(f": {before} → {after} lines")
+    receipt.append(counts)
     path = guard.get("fullOutputPath")
     if isinstance(path, str):
         receipt.append(f"; full output in {path}", style="dim")
