@@ -35,6 +35,11 @@ def call(name: str, **arguments: object) -> dict[str, Any]:
 @dataclass
 class NoticeUI:
     notices: list[tuple[str, str]] = field(default_factory=list)
+    statuses: list[tuple[str, str | None]] = field(default_factory=list)
+    """Every footer status set, in order (`ctx.ui.set_status`)."""
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self.statuses.append((key, text))
 
     def notify(self, message: str, level: NoticeLevel = "info") -> None:
         self.notices.append((level, message))
@@ -249,6 +254,21 @@ def test_pruner_off_shows_everything_raw_again(tmp_path: Path) -> None:
     with FakeServer(script) as server:
         world.run(server, "read", "/pruner off", "again")
         assert tool_texts(server, 2) == tool_texts(server, 1)
+
+
+def test_the_footer_shows_what_pruning_saved_and_clears_when_it_is_off(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    world.settings(strategy="mask")
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "again", "/pruner off", "once more")
+    shown = [text for key, text in world.ui.statuses if key == "prune"]
+    saved = [text for text in shown if text is not None]
+    assert saved, shown
+    assert saved[-1].startswith("pruned −")
+    assert saved[-1].endswith(" tok")
+    assert float(saved[-1].removeprefix("pruned −").removesuffix("k tok")) > 2
+    assert shown[-1] is None  # /pruner off: nothing saved any more, nothing shown
 
 
 def test_a_trivial_batch_is_skipped_and_remembered(tmp_path: Path) -> None:

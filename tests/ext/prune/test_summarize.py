@@ -64,6 +64,10 @@ def test_a_summarized_batch_becomes_stubs_and_one_non_steering_summary_message(
         after = tool_texts(server, 3)
         recovered = tool_texts(server, 4)["call_3_0"]
     assert len(requests) == 6  # no turn answers the summary
+    # the footer said the summarizer was at work, then what pruning saved
+    shown = [text for key, text in world.ui.statuses if key == "prune"]
+    working = shown.index("pruner: summarizing 1 batch…")
+    assert any(text and text.startswith("pruned −") for text in shown[working + 1 :])
 
     # the summarizer read the batch (protected reads left out), each result cut to 2000 chars
     asked = wire_text(requests[2]["messages"][-1])

@@ -180,6 +180,7 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
     word = word or "status"
     if word in ("on", "off"):
         apply_setting(pruner, "enabled", word == "on", ctx)
+        pruner.show_saved(ctx)
         shown = "on" if word == "on" else "off; stored results show raw again"
         ctx.ui.notify(f"pruning is {shown}")
     elif word in SETTINGS:

@@ -181,6 +181,7 @@ class Pruner:
             ctx.ui.notify(problem, "warning")
         if self.active:
             self.capture_pending(ctx)
+        self.show_saved(ctx)
 
     def on_session_start(self, event: object, ctx: ExtensionContext) -> None:
         self.load(ctx)
@@ -214,6 +215,14 @@ class Pruner:
         except Exception as error:  # chain compression is an optimization, never fatal
             ctx.ui.notify(f"chain compression failed: {type(error).__name__}: {error}", "warning")
             return 0
+        finally:
+            self.show_saved(ctx)
+
+    def show_saved(self, ctx: ExtensionContext) -> None:
+        """The footer's pruner status: what the last pruned request saved."""
+        saved = self.stats.tokens_saved
+        text = f"pruned −{_tokens(saved)} tok" if self.active and saved > 0 else None
+        ctx.ui.set_status(STATUS_KEY, text)
 
     # --- capture -----------------------------------------------------------------------------
 
@@ -324,7 +333,12 @@ class Pruner:
         if not jobs:
             return 0
         self.flush(ctx)  # the records (and their refs) before the summaries that name them
-        replies = await self.summaries.collect(jobs, self.config, ctx)
+        plural = "batch" if len(jobs) == 1 else "batches"
+        ctx.ui.set_status(STATUS_KEY, f"pruner: summarizing {len(jobs)} {plural}…")
+        try:
+            replies = await self.summaries.collect(jobs, self.config, ctx)
+        finally:
+            self.show_saved(ctx)
         for usage in self.summaries.take_spent():
             self.stats = add_usage(self.stats, usage)
         recorded = 0
@@ -409,6 +423,7 @@ class Pruner:
                 tokens_saved=stats.tokens_saved,
             )
             self.save_stats(ctx)
+            self.show_saved(ctx)
         messages = purge_errors(messages, self.config, ctx.cwd)
         chained = apply_chains(messages, self.index.chains, self.config.chain_strip_thinking)
         messages, orphans = sweep_orphans(chained.messages)
@@ -449,6 +464,13 @@ class Pruner:
             return error_result(ids)
         store = ctx.session
         return text_result(format_query(self.index, ids, lambda r: read_raw(r, store)))
+
+
+STATUS_KEY = "prune"
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
 def register(api: ExtensionAPI, *, clock: Callable[[], float] | None = None) -> None:
