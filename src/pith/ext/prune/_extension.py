@@ -108,6 +108,8 @@ class Pruner:
     the settings read at start-up."""
     index: PruneIndex = field(default_factory=PruneIndex)
     last: RenderStats = field(default_factory=RenderStats)
+    status: str | None = None
+    """What the footer shows for the pruner (set only when it changes)."""
     context_files: frozenset[str] = frozenset()
     pending: list[tuple[str, object]] = field(default_factory=list)
     """Entries captured but not yet written: they are written when they first matter (a
@@ -221,8 +223,12 @@ class Pruner:
     def show_saved(self, ctx: ExtensionContext) -> None:
         """The footer's pruner status: what the last pruned request saved."""
         saved = self.stats.tokens_saved
-        text = f"pruned −{_tokens(saved)} tok" if self.active and saved > 0 else None
-        ctx.ui.set_status(STATUS_KEY, text)
+        self.set_status(ctx, f"pruned −{_tokens(saved)} tok" if self.active and saved > 0 else None)
+
+    def set_status(self, ctx: ExtensionContext, text: str | None) -> None:
+        if text != self.status:
+            self.status = text
+            ctx.ui.set_status(STATUS_KEY, text)
 
     # --- capture -----------------------------------------------------------------------------
 
@@ -334,7 +340,7 @@ class Pruner:
             return 0
         self.flush(ctx)  # the records (and their refs) before the summaries that name them
         plural = "batch" if len(jobs) == 1 else "batches"
-        ctx.ui.set_status(STATUS_KEY, f"pruner: summarizing {len(jobs)} {plural}…")
+        self.set_status(ctx, f"pruner: summarizing {len(jobs)} {plural}…")
         try:
             replies = await self.summaries.collect(jobs, self.config, ctx)
         finally:
