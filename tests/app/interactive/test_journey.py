@@ -1,0 +1,103 @@
+"""A new user's first session, end to end in a real terminal: a task with a file edit, a move
+in the tree, a compaction, an HTML export, quitting — and the tool guard's receipt for a slow
+command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pith.testing import FakeServer
+from tests.app.interactive.terminal import Terminal
+
+
+def test_a_task_then_tree_compact_export_and_quit(tmp_path: Path) -> None:
+    script = {
+        "turns": [
+            {
+                "text": "I'll fix the greeting.",
+                "tool_calls": [
+                    {
+                        "name": "edit",
+                        "arguments": {
+                            "path": "hello.py",
+                            "edits": [{"oldText": "helo", "newText": "hello"}],
+                        },
+                    }
+                ],
+            },
+            {"text": "Fixed: it now prints hello. " + "More detail follows. " * 20},
+            {"text": "Tests pass. " + "Even more detail follows. " * 20},
+            # /compact: the summary of the history, then of the turn the cut falls in
+            {"text": "COMPACTED: the greeting was fixed."},
+            {"text": "PREFIX: the user asked about tests."},
+        ]
+    }
+    settings = {"compaction": {"keepRecentTokens": 50}}
+    with (
+        FakeServer(script) as server,
+        Terminal(tmp_path, server, settings=settings) as term,
+    ):
+        (term.work / "hello.py").write_text('print("helo")\n')
+        term.ready()
+        term.enter("fix the typo in hello.py")
+        term.wait_for("● edit hello.py")
+        term.wait_for('+1 print("hello")')  # the edit's diff, added line
+        term.wait_for("Fixed: it now prints hello.")
+        term.enter("do the tests pass?")
+        term.wait_for("Tests pass.")
+
+        # /tree: label the first message, then come back to where we are
+        term.enter("/tree")
+        term.wait_screen("Go to which point")
+        term.type("\x1b[H")  # Home: the first row, "you: fix the typo…"
+        term.enter()
+        term.wait_screen("Label this point")
+        term.type("\x1b[F")  # End: the last action, "Label this point…"
+        term.enter()
+        term.wait_screen("Label (empty removes it)")
+        term.enter("the fix")
+        term.wait_for("Labelled 'the fix'.")
+
+        term.enter("/compact")
+        term.wait_for("Compacted:")
+
+        term.enter("/export out.html")
+        exported = term.wait_for(r"Exported to\s+(\S+out\.html)", regex=True)
+        assert term.quit() == 0
+        assert server.problems() == []
+        entries = term.session_entries()
+
+    assert (term.work / "hello.py").read_text() == 'print("hello")\n'
+    labels = [e for e in entries if e["type"] == "label"]
+    assert [label["label"] for label in labels] == ["the fix"]
+    assert any(e["type"] == "compaction" for e in entries)
+    match = re.search(r"Exported to\s+(\S+out\.html)", exported)
+    assert match is not None
+    page = Path(match.group(1)).read_text()
+    assert "fix the typo in hello.py" in page
+    assert "the fix" in page  # the label
+    assert "COMPACTED: the greeting was fixed." in page
+
+
+def test_a_slow_command_whose_tail_the_guard_applied_shows_a_receipt(tmp_path: Path) -> None:
+    script = {
+        "turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "seq 1 500 | tail -3"}}]},
+            {"text": "The last three numbers.", "expect": ["498"]},
+        ]
+    }
+    # Every command counts as slow: the receipt is shown when the view changed the output.
+    settings = {"guard": {"fastThresholdMs": 0}}
+    with (
+        FakeServer(script) as server,
+        Terminal(tmp_path, server, settings=settings) as term,
+    ):
+        term.ready()
+        term.enter("count")
+        term.wait_for("● $ seq 1 500 | tail -3")
+        receipt = term.wait_for(r"guard: ran `seq 1 500`[^\n]*500 → 3 lines", regex=True)
+        term.wait_for("The last three numbers.")
+        assert term.quit() == 0
+        assert server.problems() == []
+    assert "then `| tail -3`" in receipt
