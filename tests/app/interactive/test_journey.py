@@ -98,3 +98,23 @@ def test_a_slow_command_whose_tail_the_guard_applied_shows_a_receipt(tmp_path: P
         assert term.quit() == 0
         assert server.problems() == []
     assert "then `| tail -3`" in receipt
+
+
+def test_an_unknown_project_asks_for_trust_before_the_editor_opens(tmp_path: Path) -> None:
+    script = {"turns": [{"text": "Trusted.", "expect": ["PROJECT-PROMPT-7"]}]}
+    work = tmp_path / "work"
+    (work / ".pith").mkdir(parents=True)
+    (work / ".pith" / "SYSTEM.md").write_text("You follow PROJECT-PROMPT-7.\n")
+    (work / ".pith" / "settings.json").write_text("{}")
+    with FakeServer(script) as server, Terminal(tmp_path, server) as term:
+        term.wait_screen("Do you trust the project folder")
+        term.wait_screen("Trust (this session only)")
+        term.type("\x1b[B\x1b[B")  # down twice: "Trust (this session only)"
+        term.enter()
+        term.ready()
+        term.enter("hello")
+        term.wait_for("Trusted.")
+        assert term.quit() == 0
+        assert server.problems() == []
+    # a session-only answer is not remembered
+    assert not (term.agent / "trust.json").exists()
