@@ -172,6 +172,25 @@ def test_setting_subcommands_show_set_and_save_the_value(tmp_path: Path) -> None
     }
 
 
+def test_pruner_model_with_a_thinking_suffix_sets_both(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    with FakeServer({"turns": []}) as server:
+        world.run(server, "/pruner model anthropic/claude-haiku:low")
+    assert world.ui.notices[-1] == ("info", "[prune] model: anthropic/claude-haiku, thinking: low")
+    saved = json.loads((world.agent / "settings.json").read_text())["prune"]
+    assert saved["summarizerModel"] == "anthropic/claude-haiku"
+    assert saved["summarizerThinking"] == "low"
+
+
+def test_a_colon_that_is_not_a_thinking_level_stays_in_the_model_id(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    with FakeServer({"turns": []}) as server:
+        world.run(server, "/pruner model ollama/qwen3:8b")
+    saved = json.loads((world.agent / "settings.json").read_text())["prune"]
+    assert saved["summarizerModel"] == "ollama/qwen3:8b"
+    assert "summarizerThinking" not in saved
+
+
 def test_a_setting_applies_to_the_session_at_once(tmp_path: Path) -> None:
     world = make_world(tmp_path)
     script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}

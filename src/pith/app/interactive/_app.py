@@ -108,6 +108,7 @@ class InteractiveApp:
         self._side: set[asyncio.Task[None]] = set()
         self._ctrl_c_at = 0.0
         self._quit = False
+        self._display_failed = False
         self._unsubscribe: Callable[[], None] | None = None
         guard = session.config.data.get("guard")
         threshold = guard.get("fastThresholdMs") if isinstance(guard, dict) else None
@@ -623,13 +624,18 @@ class InteractiveApp:
     # --- the session's events ----------------------------------------------------------------
 
     def on_event(self, event: SessionEvent) -> None:
-        self._sync_width()
-        self.transcript.handle(event)
-        if isinstance(event, AgentSettled | CompactionEnd) or getattr(event, "type", "") in (
-            "message_end",
-            "agent_end",
-        ):
-            self.refresh_footer()
+        try:
+            self._sync_width()
+            self.transcript.handle(event)
+            if isinstance(event, AgentSettled | CompactionEnd) or getattr(event, "type", "") in (
+                "message_end",
+                "agent_end",
+            ):
+                self.refresh_footer()
+        except Exception as error:  # showing it must never break the run itself
+            if not self._display_failed:
+                self._display_failed = True
+                self.print(f"pith: cannot show an event ({type(error).__name__}: {error})\n")
         self.refresh()
 
     def attach(self, session: AgentSession) -> None:

@@ -38,7 +38,7 @@ HELP = """/pruner — the context pruner (strategy summarize, or mask)
   /pruner stats                      summarizer tokens and cost, summaries, tokens saved
   /pruner on | off                   prune or not (saved: "prune": {"enabled": ...})
   /pruner strategy [mask|summarize|auto]
-  /pruner model [provider/id|default]        the summarizer model
+  /pruner model [provider/id[:thinking]|default]  the summarizer model (and its thinking)
   /pruner protected-tools [names|none]       comma- or space-separated
   /pruner protected-paths [globs|none]       comma- or space-separated
   /pruner min-batch-chars [n]                0: no minimum
@@ -148,6 +148,15 @@ def parse_setting(name: str, text: str) -> tuple[str, object] | str:
     return bad
 
 
+def _with_thinking(text: str) -> tuple[str, str] | None:
+    """`provider/id:level` split in two when `level` is a thinking level (a model id may hold
+    a colon of its own, `ollama/qwen3:8b`), else None."""
+    model, colon, level = text.strip().rpartition(":")
+    if colon and model and level in THINKING:
+        return model, level
+    return None
+
+
 def complete(prefix: str) -> list[str]:
     """Completions for the text after `/pruner `: subcommands, then fixed values."""
     name, space, rest = prefix.partition(" ")
@@ -183,6 +192,15 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
         pruner.show_saved(ctx)
         shown = "on" if word == "on" else "off; stored results show raw again"
         ctx.ui.notify(f"pruning is {shown}")
+    elif word == "model" and _with_thinking(rest) is not None:
+        model, level = _with_thinking(rest) or ("", "")
+        parsed = parse_setting("model", model)
+        if isinstance(parsed, str):
+            ctx.ui.notify(parsed, "warning")
+            return
+        apply_setting(pruner, *parsed, ctx)
+        apply_setting(pruner, SETTINGS["thinking"].key, level, ctx)
+        ctx.ui.notify(f"model: {SETTINGS['model'].show(pruner.config)}, thinking: {level}")
     elif word in SETTINGS:
         if not rest.strip() or (word == "dedup" and rest.strip() == "status"):
             ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.config)}")
