@@ -31,6 +31,7 @@ from pith.ai._messages import (
     Usage,
     UserContent,
     UserMessage,
+    content_text,
     current_system_message,
     now_ms,
 )
@@ -144,6 +145,7 @@ __all__ = [
     "builtin_models",
     "clamp_max_tokens",
     "clamp_max_tokens_to_context",
+    "content_text",
     "convert",
     "current_system_message",
     "decode_json",

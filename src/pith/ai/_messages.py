@@ -36,6 +36,7 @@ __all__ = [
     "Usage",
     "UserContent",
     "UserMessage",
+    "content_text",
     "current_system_message",
     "now_ms",
 ]
@@ -222,6 +223,16 @@ AgentMessage = (
     | CompactionSummaryMessage
 )
 """Every message a session holds: the provider roles plus the coding-agent roles."""
+
+
+def content_text(content: object, separator: str = "") -> str:
+    """The text of a message's `content`: a string as it is, the text blocks of a list joined
+    with `separator` (images, thinking and tool calls left out); "" for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return separator.join(block.text for block in content if isinstance(block, TextContent))
+    return ""
 
 
 def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from pith.agent import AbortSignal
-from pith.ai import TextContent, Usage, UserMessage, convert
+from pith.ai import Usage, UserMessage, content_text, convert
 from pith.compaction import (
     BRANCH_LABEL,
     NO_BRANCH_CONTENT,
@@ -141,7 +141,7 @@ async def fork_session(
             raise InputError(
                 f"entry {entry_id} is not a user message; fork from one of your messages"
             )
-        selected = _text(entry.message.content)
+        selected = content_text(entry.message.content)
     runner = session.extensions
     event = SessionBeforeFork(entry_id, "before" if before else "at")
     if (await runner.emit_cancellable(event)).cancel:
@@ -158,7 +158,7 @@ def fork_points(store: SessionStore) -> list[tuple[str, str]]:
     """The user messages of the whole session tree, oldest first, as `(entry id, text)`:
     where `/fork` can start from."""
     return [
-        (entry.id, _text(entry.message.content))
+        (entry.id, content_text(entry.message.content))
         for entry in store.entries
         if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage)
     ]
@@ -294,18 +294,10 @@ def _landing(target: SessionEntry | None) -> tuple[str | None, str | None]:
     if target is None:
         return None, None
     if isinstance(target, MessageEntry) and isinstance(target.message, UserMessage):
-        return target.parent_id, _text(target.message.content)
+        return target.parent_id, content_text(target.message.content)
     if isinstance(target, CustomMessageEntry):
-        return target.parent_id, _text(target.content)
+        return target.parent_id, content_text(target.content)
     return target.id, None
-
-
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(block.text for block in content if isinstance(block, TextContent))
-    return ""
 
 
 def _supplied(value: object) -> BranchSummarySpec | None:

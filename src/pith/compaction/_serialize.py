@@ -18,6 +18,7 @@ from pith.ai import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    content_text,
     js_length,
     js_object_keys,
     js_stringify,
@@ -36,12 +37,6 @@ def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> s
     if length <= max_chars:
         return text
     return f"{slice_head(text, max_chars)}\n\n[... {length - max_chars} more characters truncated]"
-
-
-def _text(content: str | Sequence[object], separator: str) -> str:
-    if isinstance(content, str):
-        return content
-    return separator.join(block.text for block in content if isinstance(block, TextContent))
 
 
 def _tool_call(call: ToolCall) -> str:
@@ -63,18 +58,18 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
     parts: list[str] = []
     for message in convert_to_llm(list(messages)):
         if isinstance(message, UserMessage):
-            text = _text(message.content, "")
+            text = content_text(message.content, "")
             if text:
                 parts.append(f"[User]: {text}")
         elif isinstance(message, AssistantMessage):
             content = message.content
             if any(isinstance(block, TextContent) for block in content):
-                parts.append(f"[Assistant]: {_text(content, chr(10))}")
+                parts.append(f"[Assistant]: {content_text(content, chr(10))}")
             calls = [_tool_call(block) for block in content if isinstance(block, ToolCall)]
             if calls:
                 parts.append(f"[Assistant tool calls]: {'; '.join(calls)}")
         elif isinstance(message, ToolResultMessage):
-            text = _text(message.content, "")
+            text = content_text(message.content, "")
             if text:
                 parts.append(f"[Tool result]: {truncate_for_summary(text)}")
     return "\n\n".join(parts)

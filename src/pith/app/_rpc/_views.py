@@ -9,11 +9,11 @@ from collections.abc import Iterable, Sequence
 from pith.ai import (
     AgentMessage,
     AssistantMessage,
-    TextContent,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
+    content_text,
 )
 from pith.session import (
     BranchSummaryEntry,
@@ -65,10 +65,7 @@ def tree_json(nodes: Iterable[TreeNode]) -> list[dict[str, object]]:
 
 def message_text(message: AgentMessage) -> str:
     """The text blocks of a user or assistant message, joined."""
-    content = getattr(message, "content", "")
-    if isinstance(content, str):
-        return content
-    return "".join(block.text for block in content if isinstance(block, TextContent))
+    return content_text(getattr(message, "content", ""))
 
 
 def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:

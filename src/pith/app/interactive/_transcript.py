@@ -23,12 +23,12 @@ from pith.agent import (
 )
 from pith.ai import (
     AssistantMessage,
-    TextContent,
     TextDelta,
     ThinkingDelta,
     ThinkingEnd,
     ToolCallStart,
     UserMessage,
+    content_text,
 )
 from pith.app._events import AutoRetryStart, CompactionEnd, CompactionStart, SessionEvent
 from pith.app.interactive._format import Painter, ToolView, guard_receipt, tool_block, tool_title
@@ -42,11 +42,8 @@ _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
 def message_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.text for b in content if isinstance(b, TextContent))
-    return ""
+    """A message's or a tool result's text blocks, one per line."""
+    return content_text(content, "\n")
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pith.ai import AssistantMessage, TextContent, ToolCall, UserMessage
+from pith.ai import AssistantMessage, ToolCall, UserMessage, content_text
 from pith.session import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -35,22 +35,14 @@ def _one_line(text: str, width: int = _WIDTH) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(b.text for b in content if isinstance(b, TextContent))
-    return ""
-
-
 def entry_summary(entry: SessionEntry) -> str | None:
     """How an entry reads in the tree; None for entries not shown (tool results, settings)."""
     if isinstance(entry, MessageEntry):
         message = entry.message
         if isinstance(message, UserMessage):
-            return "you: " + _one_line(_text(message.content))
+            return "you: " + _one_line(content_text(message.content, " "))
         if isinstance(message, AssistantMessage):
-            text = _text(message.content)
+            text = content_text(message.content, " ")
             calls = [b.name for b in message.content if isinstance(b, ToolCall)]
             if text.strip():
                 return "pith: " + _one_line(text)
@@ -65,7 +57,7 @@ def entry_summary(entry: SessionEntry) -> str | None:
     if isinstance(entry, BranchSummaryEntry):
         return "[branch summary] " + _one_line(entry.summary, 60)
     if isinstance(entry, CustomMessageEntry) and entry.display:
-        return f"[{entry.custom_type}] " + _one_line(_text(entry.content), 60)
+        return f"[{entry.custom_type}] " + _one_line(content_text(entry.content, " "), 60)
     return None
 
 

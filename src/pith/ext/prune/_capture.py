@@ -11,7 +11,13 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pith.ai import AgentMessage, AssistantMessage, ImageContent, TextContent, ToolResultMessage
+from pith.ai import (
+    AgentMessage,
+    AssistantMessage,
+    ImageContent,
+    ToolResultMessage,
+    content_text,
+)
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._protect import is_protected
@@ -60,7 +66,7 @@ class BatchPlan:
 
 def result_text(message: ToolResultMessage) -> str:
     """The joined text blocks of a result (what the model read)."""
-    return "".join(block.text for block in message.content if isinstance(block, TextContent))
+    return content_text(message.content)
 
 
 def content_hash(tool_name: str, text: str) -> str:

@@ -37,6 +37,7 @@ from pith.ai import (
     ThinkingContent,
     ToolResultMessage,
     UserMessage,
+    content_text,
 )
 from pith.ext.prune._chains import is_synthetic, user_text
 from pith.ext.prune._records import SUMMARY_TYPE, ChainEntry, occurrence_key
@@ -74,7 +75,7 @@ def _is_summary(message: AgentMessage) -> bool:
 
 
 def _result_text(message: ToolResultMessage) -> str:
-    return "".join(block.text for block in message.content if isinstance(block, TextContent))
+    return content_text(message.content)
 
 
 def synthetic_text(entry: ChainEntry, protected: Sequence[tuple[str, str]] = ()) -> str:

@@ -23,7 +23,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from pith.ai import AgentMessage, AssistantMessage, TextContent, ToolResultMessage, UserMessage
+from pith.ai import (
+    AgentMessage,
+    AssistantMessage,
+    ToolResultMessage,
+    UserMessage,
+    content_text,
+)
 from pith.ext.prune._records import occurrence_key
 
 __all__ = [
@@ -62,9 +68,7 @@ class Chain:
 
 def user_text(message: UserMessage) -> str:
     """The text of a user message (its text blocks joined)."""
-    if isinstance(message.content, str):
-        return message.content
-    return "".join(block.text for block in message.content if isinstance(block, TextContent))
+    return content_text(message.content)
 
 
 def is_synthetic(message: AgentMessage) -> bool:
