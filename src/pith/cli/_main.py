@@ -23,13 +23,16 @@ usage: pith [options] [@file ...] [message ...]
 
 pith is a terminal coding agent whose edge is context engineering.
 
+  pith                                      work in the terminal UI (docs/interactive.md)
+  pith "fix the failing test"               the terminal UI, starting with this request
   pith -p "fix the failing test"            answer once and exit
   pith -p --mode json "..."                 one JSON event per line
+  pith --mode rpc                           JSON-lines commands on stdin (docs/rpc.md)
   git diff | pith -p "review this diff"     piped input is prepended
 
 options (see `pith --options` for all):
   -p, --print           answer once and exit
-  --mode text|json      output format
+  --mode text|json|rpc  output format
   --model PATTERN       id, provider/id or provider/id:thinking
   --provider ID         openai, anthropic, ollama, or one from models.json
   --api-key KEY         key for this run
