@@ -55,6 +55,7 @@ class Terminal:
         term: str = "xterm-256color",
         size: tuple[int, int] = (24, 80),
         settings: dict[str, object] | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.work = root / "work"
         self.work.mkdir(parents=True, exist_ok=True)
@@ -63,9 +64,11 @@ class Terminal:
             (self.agent / "settings.json").write_text(json.dumps(settings))
         # pexpect is no terminal emulator: it cannot answer prompt_toolkit's cursor position
         # requests, which would then wait for an answer and print a warning.
+        extra = env
         env = subprocess_env(
             self.agent, TERM=term, LANG="C.UTF-8", LC_ALL="C.UTF-8", PROMPT_TOOLKIT_NO_CPR="1"
         )
+        env.update(extra or {})
         env.pop("NO_COLOR", None)
         env.pop("COLUMNS", None)
         env.pop("LINES", None)

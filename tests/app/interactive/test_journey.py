@@ -118,3 +118,21 @@ def test_an_unknown_project_asks_for_trust_before_the_editor_opens(tmp_path: Pat
         assert server.problems() == []
     # a session-only answer is not remembered
     assert not (term.agent / "trust.json").exists()
+
+
+def test_ctrl_g_writes_the_message_in_the_external_editor(tmp_path: Path) -> None:
+    editor = tmp_path / "fake-editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "written in the editor\\nsecond line" > "$1"\n')
+    editor.chmod(0o755)
+    script = {"turns": [{"text": "Got it.", "expect": ["written in the editor\\nsecond line"]}]}
+    with (
+        FakeServer(script) as server,
+        Terminal(tmp_path, server, env={"VISUAL": str(editor), "EDITOR": str(editor)}) as term,
+    ):
+        term.ready()
+        term.child.sendcontrol("g")
+        term.wait_screen("second line")
+        term.enter()
+        term.wait_for("Got it.")
+        assert term.quit() == 0
+        assert server.problems() == []

@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,7 +31,6 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
     ConditionalContainer,
     FormattedTextControl,
@@ -58,6 +56,7 @@ from pith.app.interactive._footer import (
     session_cost,
 )
 from pith.app.interactive._format import Painter
+from pith.app.interactive._keys import key_bindings
 from pith.app.interactive._transcript import Transcript, message_text
 from pith.errors import InputError
 
@@ -106,7 +105,8 @@ class InteractiveApp:
         self._task: asyncio.Task[None] | None = None
         """The prompt or command running now."""
         self._side: set[asyncio.Task[None]] = set()
-        self._ctrl_c_at = 0.0
+        self.last_ctrl_c = 0.0
+        """When Ctrl+C last hit an empty, idle editor (twice within 1.5 s quits)."""
         self._quit = False
         self._display_failed = False
         self._unsubscribe: Callable[[], None] | None = None
@@ -127,6 +127,7 @@ class InteractiveApp:
             completer=EditorCompleter(self._command_infos, session.cwd),
             complete_while_typing=Condition(self._completing_while_typing),
             enable_history_search=False,
+            tempfile_suffix=".md",  # Ctrl+G: the external editor sees Markdown
         )
         self.answer = Buffer(multiline=False)
         self.app: Application[int] = self._build()
@@ -198,7 +199,7 @@ class InteractiveApp:
         self._editor_window, self._answer_window = editor, answer
         app: Application[int] = Application(
             layout=layout,
-            key_bindings=self._keys(asking, typing_answer),
+            key_bindings=key_bindings(self, asking, typing_answer),
             style=_STYLE,
             full_screen=False,
             mouse_support=False,
@@ -275,136 +276,6 @@ class InteractiveApp:
         for skill in self.session.resources.skills:
             infos.append(CommandInfo(f"skill:{skill.name}", skill.description))
         return infos
-
-    # --- keys -------------------------------------------------------------------------------
-
-    def _keys(self, asking: Condition, typing_answer: Condition) -> KeyBindings:
-        keys = KeyBindings()
-        editing = ~asking
-
-        @keys.add("enter", filter=editing)
-        def _(event: KeyPressEvent) -> None:
-            buffer = self.editor
-            state = buffer.complete_state
-            if state is not None and state.completions:
-                chosen = state.current_completion or state.completions[0]
-                if chosen.text != buffer.document.text_before_cursor:
-                    buffer.apply_completion(chosen)
-                    return
-                buffer.cancel_completion()
-            text = buffer.text
-            if text.endswith("\\") and buffer.document.is_cursor_at_the_end:
-                buffer.delete_before_cursor(1)
-                buffer.insert_text("\n")
-                return
-            self.submit(text, follow_up=False)
-
-        @keys.add("escape", "enter", filter=editing)
-        def _(event: KeyPressEvent) -> None:
-            if self.busy and self.editor.text.strip():
-                self.submit(self.editor.text, follow_up=True)
-            else:
-                self.editor.insert_text("\n")
-
-        @keys.add("c-j", filter=editing)
-        def _(event: KeyPressEvent) -> None:
-            self.editor.insert_text("\n")
-
-        @keys.add("escape", filter=editing)
-        def _(event: KeyPressEvent) -> None:
-            if self.editor.complete_state is not None:
-                self.editor.cancel_completion()
-            elif self.busy:
-                self.stop()
-
-        @keys.add("c-c")
-        def _(event: KeyPressEvent) -> None:
-            if self.question is not None:
-                self.question.cancel()
-                return
-            if self.editor.text:
-                self.editor.reset()
-                return
-            if self.busy:
-                self.stop()
-                return
-            now = time.monotonic()
-            if now - self._ctrl_c_at < 1.5:
-                self.quit()
-            else:
-                self._ctrl_c_at = now
-                self.transcript.notice("Press Ctrl+C again to quit (or Ctrl+D, or /quit).")
-
-        @keys.add("c-d", filter=editing)
-        def _(event: KeyPressEvent) -> None:
-            if not self.editor.text:
-                self.quit()
-            else:
-                self.editor.delete()
-
-        @keys.add("c-o")
-        def _(event: KeyPressEvent) -> None:
-            self.transcript.expand_last()
-
-        @keys.add("c-t")
-        def _(event: KeyPressEvent) -> None:
-            self.transcript.show_thinking = not self.transcript.show_thinking
-            shown = "shown" if self.transcript.show_thinking else "hidden"
-            self.transcript.notice(f"Thinking is {shown}.")
-
-        @keys.add("up", filter=asking & ~typing_answer)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            self.question.move(-1)
-
-        @keys.add("down", filter=asking & ~typing_answer)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            self.question.move(1)
-
-        @keys.add("pageup", filter=asking & ~typing_answer)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            self.question.move(-10)
-
-        @keys.add("pagedown", filter=asking & ~typing_answer)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            self.question.move(10)
-
-        @keys.add("home", filter=asking & ~typing_answer)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            self.question.jump(0)
-
-        @keys.add("end", filter=asking & ~typing_answer)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            self.question.jump(len(self.question.options or []) - 1)
-
-        for digit in "123456789":
-
-            @keys.add(digit, filter=asking & ~typing_answer)
-            def _(event: KeyPressEvent, digit: str = digit) -> None:
-                assert self.question is not None
-                if int(digit) <= len(self.question.options or []):
-                    self.question.jump(int(digit) - 1)
-                    self.question.choose()
-
-        @keys.add("enter", filter=asking)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            if self.question.is_input:
-                self.question.choose(self.answer.text)
-            else:
-                self.question.choose()
-
-        @keys.add("escape", filter=asking)
-        def _(event: KeyPressEvent) -> None:
-            assert self.question is not None
-            self.question.cancel()
-
-        return keys
 
     # --- output -----------------------------------------------------------------------------
 
