@@ -99,3 +99,55 @@ def test_lines_show_the_selection_and_how_many_more_there_are() -> None:
         "  ↓ 8 more",
     ]
     assert rows[5][0] == "class:dialog.selected"
+
+
+MONTHS = [
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+]  # fmt: skip
+
+
+def test_a_long_list_narrows_as_you_type_and_answers_with_the_original_index() -> None:
+    def act(q: Question) -> None:
+        assert q.filterable
+        q.type("BER")  # case-insensitive, anywhere in the option
+        assert [MONTHS[i] for i in q.matches()] == [
+            "September",
+            "October",
+            "November",
+            "December",
+        ]
+        assert q.index == 8  # the selection follows to the first match
+        q.move(2)
+        q.last()
+        q.move(-1)
+        q.choose()
+
+    assert answered(act, MONTHS) == 10  # November
+
+
+def test_backspace_widens_the_filter_and_nothing_matching_chooses_nothing() -> None:
+    async def scenario() -> object:
+        question = Question("Pick one", MONTHS)
+        question.type("xyz")
+        question.choose()  # nothing matches: no answer yet
+        assert not question.future.done()
+        rows = question.lines(5)
+        assert ("class:dialog.more", "  filter: xyz") in rows
+        assert rows[-1][1] == "  (nothing matches; Backspace to widen)"
+        for _ in range(3):
+            question.erase()
+        question.type("jun")
+        question.first()
+        question.choose()
+        return await asyncio.wait_for(question.future, 1)
+
+    assert asyncio.run(scenario()) == 5
+
+
+def test_a_short_list_does_not_filter() -> None:
+    async def scenario() -> None:
+        assert not Question("Pick", FOUR).filterable
+        assert not Question("Type", None).filterable
+
+    asyncio.run(scenario())

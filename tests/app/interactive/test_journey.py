@@ -136,3 +136,25 @@ def test_ctrl_g_writes_the_message_in_the_external_editor(tmp_path: Path) -> Non
         term.wait_for("Got it.")
         assert term.quit() == 0
         assert server.problems() == []
+
+
+def test_a_long_tree_narrows_as_you_type(tmp_path: Path) -> None:
+    words = ["first", "second", "third", "fourth", "fifth", "sixth"]
+    script = {"turns": [{"text": f"answer {n}"} for n in range(len(words))]}
+    with FakeServer(script) as server, Terminal(tmp_path, server) as term:
+        term.ready()
+        for n, word in enumerate(words):
+            term.enter(f"the {word} question")
+            term.wait_for(f"answer {n}")
+        term.enter("/tree")
+        term.wait_screen("type to filter")
+        term.type("THIRD")
+        term.wait_screen("filter: THIRD")
+        term.enter()
+        term.wait_screen("Go there")
+        term.enter()
+        term.wait_for("Moved in the tree")
+        term.wait_screen("› the third question")  # your message, back in the editor
+        term.type("\x03")  # Ctrl+C clears the editor
+        assert term.quit() == 0
+        assert server.problems() == []

@@ -245,11 +245,12 @@ class InteractiveApp:
         rows: list[tuple[str, str]] = [("class:separator", "─" * self.painter.width + "\n")]
         for style, text in question.lines(max(3, self._rows() - 10)):
             rows.append((style, text + "\n"))
-        hint = (
-            "Enter to answer · Esc to cancel"
-            if question.is_input
-            else "↑↓ to move · Enter to choose · Esc to cancel"
-        )
+        if question.is_input:
+            hint = "Enter to answer · Esc to cancel"
+        elif question.filterable:
+            hint = "type to filter · ↑↓ to move · Enter to choose · Esc to cancel"
+        else:
+            hint = "↑↓ to move · Enter to choose · Esc to cancel"
         rows.append(("class:dialog.hint", hint))
         return FormattedText(rows)
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-__all__ = ["Question", "visible_window"]
+__all__ = ["FILTER_MIN", "Question", "visible_window"]
+
+FILTER_MIN = 9
+"""Lists longer than this narrow as you type; shorter ones take a digit as the answer."""
 
 
 def visible_window(count: int, index: int, height: int) -> tuple[int, int]:
@@ -36,18 +39,66 @@ class Question:
     def is_input(self) -> bool:
         return self.options is None
 
+    query: str = ""
+    """What was typed to narrow a long list (case-insensitive, anywhere in an option)."""
+
+    @property
+    def filterable(self) -> bool:
+        """Long lists narrow as you type (short ones answer to digits instead)."""
+        return self.options is not None and len(self.options) > FILTER_MIN
+
+    def matches(self) -> list[int]:
+        """The indices of the options shown: those containing the query."""
+        if not self.options:
+            return []
+        wanted = self.query.casefold()
+        return [i for i, o in enumerate(self.options) if wanted in o.casefold()]
+
+    def _position(self, shown: list[int]) -> int:
+        return shown.index(self.index) if self.index in shown else 0
+
     def move(self, step: int) -> None:
-        if self.options:
-            self.index = max(0, min(len(self.options) - 1, self.index + step))
+        shown = self.matches()
+        if shown:
+            position = max(0, min(len(shown) - 1, self._position(shown) + step))
+            self.index = shown[position]
+
+    def first(self) -> None:
+        shown = self.matches()
+        if shown:
+            self.index = shown[0]
+
+    def last(self) -> None:
+        shown = self.matches()
+        if shown:
+            self.index = shown[-1]
 
     def jump(self, index: int) -> None:
         if self.options:
             self.index = max(0, min(len(self.options) - 1, index))
 
+    def type(self, text: str) -> None:
+        self.query += text
+        self._follow()
+
+    def erase(self) -> None:
+        self.query = self.query[:-1]
+        self._follow()
+
+    def _follow(self) -> None:
+        shown = self.matches()
+        if shown and self.index not in shown:
+            self.index = shown[0]
+
     def choose(self, value: int | str | None = None) -> None:
         if self.future.done():
             return
-        self.future.set_result(self.index if value is None and self.options else value)
+        if value is None and self.options:
+            shown = self.matches()
+            if not shown:
+                return  # nothing matches the query: nothing to choose
+            value = self.index if self.index in shown else shown[0]
+        self.future.set_result(value)
 
     def cancel(self) -> None:
         if not self.future.done():
@@ -58,15 +109,22 @@ class Question:
         rows = [("class:dialog.title", line) for line in self.title.split("\n")]
         if self.options is None:
             return rows
-        start, end = visible_window(len(self.options), self.index, max(1, height))
+        if self.query:
+            rows.append(("class:dialog.more", f"  filter: {self.query}"))
+        shown = self.matches()
+        if not shown:
+            rows.append(("class:dialog.more", "  (nothing matches; Backspace to widen)"))
+            return rows
+        position = self._position(shown)
+        start, end = visible_window(len(shown), position, max(1, height))
         if start:
             rows.append(("class:dialog.more", f"  ↑ {start} more"))
-        for number in range(start, end):
+        for number in shown[start:end]:
             option = self.options[number].split("\n", 1)[0]
             if number == self.index:
                 rows.append(("class:dialog.selected", f"❯ {option}"))
             else:
                 rows.append(("class:dialog.option", f"  {option}"))
-        if end < len(self.options):
-            rows.append(("class:dialog.more", f"  ↓ {len(self.options) - end} more"))
+        if end < len(shown):
+            rows.append(("class:dialog.more", f"  ↓ {len(shown) - end} more"))
         return rows

@@ -19,6 +19,14 @@ def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Conditio
 
     keys = KeyBindings()
     editing = ~asking
+    long_list = Condition(lambda: app.question is not None and app.question.filterable)
+
+    @keys.add("<any>", filter=asking & ~typing_answer & long_list)
+    def _(event: KeyPressEvent) -> None:
+        # A long list narrows as you type (added first: the keys below take precedence).
+        assert app.question is not None
+        if event.data.isprintable():
+            app.question.type(event.data)
 
     @keys.add("enter", filter=editing)
     def _(event: KeyPressEvent) -> None:
@@ -118,21 +126,27 @@ def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Conditio
     @keys.add("home", filter=asking & ~typing_answer)
     def _(event: KeyPressEvent) -> None:
         assert app.question is not None
-        app.question.jump(0)
+        app.question.first()
 
     @keys.add("end", filter=asking & ~typing_answer)
     def _(event: KeyPressEvent) -> None:
         assert app.question is not None
-        app.question.jump(len(app.question.options or []) - 1)
+        app.question.last()
 
+    short_list = Condition(lambda: app.question is not None and not app.question.filterable)
     for digit in "123456789":
 
-        @keys.add(digit, filter=asking & ~typing_answer)
+        @keys.add(digit, filter=asking & ~typing_answer & short_list)
         def _(event: KeyPressEvent, digit: str = digit) -> None:
             assert app.question is not None
             if int(digit) <= len(app.question.options or []):
                 app.question.jump(int(digit) - 1)
                 app.question.choose()
+
+    @keys.add("backspace", filter=asking & ~typing_answer & ~short_list)
+    def _(event: KeyPressEvent) -> None:
+        assert app.question is not None
+        app.question.erase()
 
     @keys.add("enter", filter=asking)
     def _(event: KeyPressEvent) -> None:
