@@ -158,3 +158,13 @@ def test_a_long_tree_narrows_as_you_type(tmp_path: Path) -> None:
         term.type("\x03")  # Ctrl+C clears the editor
         assert term.quit() == 0
         assert server.problems() == []
+
+
+def test_model_names_complete_after_slash_model(tmp_path: Path) -> None:
+    with FakeServer({"turns": []}) as server, Terminal(tmp_path, server) as term:
+        term.ready()
+        term.type("/model fa")
+        term.type("\t")
+        term.wait_screen("› /model fake/m")
+        term.type("\x03")
+        assert term.quit() == 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -268,7 +269,8 @@ class InteractiveApp:
     def _command_infos(self) -> list[CommandInfo]:
         infos = [CommandInfo(name, text) for name, text in BUILTIN_COMMANDS.items()]
         infos += [
-            CommandInfo(name, cmd.description, cmd.complete) for name, cmd in self.commands.items()
+            CommandInfo(name, cmd.description, functools.partial(cmd.complete, self))
+            for name, cmd in self.commands.items()
         ]
         for name, command in self.session.extensions.commands.items():
             infos.append(CommandInfo(name, command.description, command.get_argument_completions))

@@ -30,15 +30,21 @@ class InteractiveCommand:
     name: str
     description: str
     handler: Handler
-    arguments: Sequence[str] = ()
+    arguments: Sequence[str] | Callable[[InteractiveApp], Sequence[str]] = ()
+    """What Tab offers after the name: fixed words, or words computed for the session."""
     concurrent: bool = False
     """Runs beside a run in progress (it only reads, or only shows)."""
 
     async def run(self, app: InteractiveApp, arguments: str) -> None:
         await self.handler(app, arguments)
 
-    def complete(self, prefix: str) -> Sequence[str]:
-        return [a for a in self.arguments if a.startswith(prefix)]
+    def complete(self, app: InteractiveApp, prefix: str) -> Sequence[str]:
+        words = self.arguments(app) if callable(self.arguments) else self.arguments
+        return [word for word in words if word.startswith(prefix)]
+
+
+def _model_keys(app: InteractiveApp) -> list[str]:
+    return sorted(model.key for model in app.session.registry.available())
 
 
 async def _tree(app: InteractiveApp, arguments: str) -> None:
@@ -248,7 +254,9 @@ def interactive_commands() -> dict[str, InteractiveCommand]:
         InteractiveCommand("resume", "continue another session of this folder", _resume),
         InteractiveCommand("new", "start a new session", _new),
         InteractiveCommand("name", "name this session (/name <name>)", _name),
-        InteractiveCommand("model", "choose the model (/model [provider/id])", _model),
+        InteractiveCommand(
+            "model", "choose the model (/model [provider/id])", _model, arguments=_model_keys
+        ),
         InteractiveCommand("thinking", "choose the thinking level", _thinking, arguments=_LEVELS),
         InteractiveCommand(
             "context", "what the next request would send, with sizes", _context, concurrent=True
