@@ -17,6 +17,8 @@ from pith.cli._startup import (
 from pith.errors import InputError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
+    from pathlib import Path
+
     from pith.ai import Model, ModelChoice, ModelRegistry
     from pith.app import RpcConnection
     from pith.cli._startup import PreparedRun
@@ -128,6 +130,11 @@ async def _main(argv: list[str]) -> int:
         raise InputError(_missing_key_message(registry, model))
     from pith.app._stores import SessionChoice, open_store
 
+    if options.resume and interactive and not _combined_with_resume(options):
+        picked = await _pick_session(cwd, home, options.session_dir, values.session_dir)
+        if picked is None:
+            return 0
+        options.resume, options.session = False, picked
     store = open_store(
         SessionChoice(
             continue_latest=options.continue_latest,
@@ -231,6 +238,28 @@ async def _run_in(
         return await run_print_mode(session, prompts, options.mode, header)
     finally:
         await session.shutdown()
+
+
+def _combined_with_resume(options: argparse.Namespace) -> bool:
+    """Another session flag beside --resume (open_store refuses the combination)."""
+    return bool(options.continue_latest or options.session or options.fork or options.no_session)
+
+
+async def _pick_session(
+    cwd: str, home: Path, explicit: str | None, configured: str | None
+) -> str | None:
+    """`pith -r` in a terminal: choose the session in a list; None when cancelled."""
+    from pith.app._stores import format_session_list, session_dir_for
+    from pith.app.interactive import choose_one
+    from pith.session import list_sessions
+
+    directory = session_dir_for(cwd, home, explicit, configured)
+    sessions = list_sessions(directory)
+    if not sessions:
+        raise InputError(f"no sessions to resume in {directory}")
+    rows = [row.strip() for row in format_session_list(sessions).split("\n")]
+    index = await choose_one("Resume which session?", rows)
+    return str(sessions[index].path) if index is not None else None
 
 
 def _is_interactive(print_mode: bool, mode: str) -> bool:

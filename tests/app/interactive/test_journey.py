@@ -168,3 +168,25 @@ def test_model_names_complete_after_slash_model(tmp_path: Path) -> None:
         term.wait_screen("› /model fake/m")
         term.type("\x03")
         assert term.quit() == 0
+
+
+def test_resume_flag_in_a_terminal_lists_the_sessions_to_choose_from(tmp_path: Path) -> None:
+    script = {"turns": [{"text": "first session answer"}, {"text": "back again"}]}
+    with FakeServer(script) as server:
+        with Terminal(tmp_path, server) as term:
+            term.ready()
+            term.enter("remember the word teapot")
+            term.wait_for("first session answer")
+            assert term.quit() == 0
+        with Terminal(tmp_path, server, "-r") as term:
+            term.wait_screen("Resume which session?")
+            term.wait_screen("remember the word teapot")
+            term.enter()
+            term.ready()
+            term.wait_for("› remember the word teapot")  # the conversation shown again
+            term.enter("and now?")
+            term.wait_for("back again")
+            assert term.quit() == 0
+        assert server.problems() == []
+        last = server.requests[-1]["body"]
+    assert "teapot" in str(last)

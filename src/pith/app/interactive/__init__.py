@@ -14,7 +14,14 @@ if TYPE_CHECKING:
     from pith.app._session import AgentSession
     from pith.resources.trust import TrustChoice, TrustQuestion
 
-__all__ = ["PlainUI", "TerminalUI", "ask_trust", "is_plain_terminal", "run_interactive"]
+__all__ = [
+    "PlainUI",
+    "TerminalUI",
+    "ask_trust",
+    "choose_one",
+    "is_plain_terminal",
+    "run_interactive",
+]
 
 
 def is_plain_terminal() -> bool:
@@ -40,14 +47,18 @@ async def run_interactive(
     return await app.run(first, rest)
 
 
+async def choose_one(title: str, options: Sequence[str]) -> int | None:
+    """A question asked before the session starts (trust, `pith -r`): the index chosen, None
+    when cancelled."""
+    if is_plain_terminal():
+        picked = await PlainUI().select(title, options)
+        return list(options).index(picked) if picked is not None else None
+    from pith.app.interactive._choose import choose
+
+    return await choose(title, options)
+
+
 async def ask_trust(question: TrustQuestion) -> TrustChoice | None:
     """The project-trust question at start, in the terminal."""
-    labels = [option.label for option in question.options]
-    if is_plain_terminal():
-        picked = await PlainUI().select(question.prompt, labels)
-        index = labels.index(picked) if picked is not None else None
-    else:
-        from pith.app.interactive._choose import choose
-
-        index = await choose(question.prompt, labels)
+    index = await choose_one(question.prompt, [option.label for option in question.options])
     return question.options[index].choice if index is not None else None

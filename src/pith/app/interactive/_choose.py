@@ -26,6 +26,16 @@ async def choose(title: str, options: Sequence[str]) -> int | None:
 
     keys = KeyBindings()
 
+    @keys.add("<any>")
+    def _(event: KeyPressEvent) -> None:
+        # A long list narrows as you type (added first: the keys below take precedence).
+        if question.filterable and event.data.isprintable():
+            question.type(event.data)
+
+    @keys.add("backspace")
+    def _(event: KeyPressEvent) -> None:
+        question.erase()
+
     @keys.add("up")
     def _(event: KeyPressEvent) -> None:
         question.move(-1)
@@ -36,7 +46,9 @@ async def choose(title: str, options: Sequence[str]) -> int | None:
 
     @keys.add("enter")
     def _(event: KeyPressEvent) -> None:
-        event.app.exit(result=question.index)
+        shown = question.matches()
+        if shown:
+            event.app.exit(result=question.index if question.index in shown else shown[0])
 
     @keys.add("escape")
     @keys.add("c-c")
