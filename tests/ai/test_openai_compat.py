@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pith.agent import AbortController
 from pith.ai import (
@@ -261,3 +264,96 @@ def test_abort_while_waiting_for_the_first_byte_returns_promptly() -> None:
     assert message.stop_reason == "aborted"
     assert message.error_message == "Request was aborted"
     assert message.content == []
+
+
+def test_the_key_and_account_headers_go_on_the_wire(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-7")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-9")
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        _, message = collect(
+            server, ask("hi"), StreamOptions(api_key="sk-test", headers={"x-extra": "1"})
+        )
+        headers = {k.lower(): v for k, v in server.requests[0]["headers"].items()}
+        path = server.requests[0]["path"]
+    assert message.text() == "ok"
+    assert path == "/v1/chat/completions"
+    assert headers["openai-organization"] == "org-7"
+    assert headers["openai-project"] == "proj-9"
+    assert headers["x-extra"] == "1"
+    assert headers["accept"] == "text/event-stream"
+
+
+def test_the_key_is_sent_as_a_bearer_token(tmp_path: Path) -> None:
+    seen: list[dict[str, str]] = []
+    done = b'data: {"choices": [{"delta": {"content": "hi"}, "finish_reason": "stop"}]}\n\n'
+    _, message = collect_raw(
+        tmp_path, 200, done + b"data: [DONE]\n\n", "text/event-stream",
+        StreamOptions(api_key="sk-test"), seen,
+    )  # fmt: skip
+    assert message.text() == "hi"
+    assert seen[0]["authorization"] == "Bearer sk-test"
+    assert seen[0]["user-agent"].startswith("pith/")
+
+
+def test_an_error_inside_the_stream_is_its_message(tmp_path: Path) -> None:
+    body = b'data: {"error": {"message": "upstream model crashed"}}\n\n'
+    _, message = collect_raw(tmp_path, 200, body, "text/event-stream")
+    assert message.stop_reason == "error"
+    assert message.error_message == "upstream model crashed"
+
+
+def test_an_error_status_with_a_plain_text_body_keeps_the_text(tmp_path: Path) -> None:
+    _, message = collect_raw(tmp_path, 502, b"Bad gateway from the proxy", "text/plain")
+    assert message.stop_reason == "error"
+    assert message.error_message == "502 Bad gateway from the proxy"
+
+
+def collect_raw(
+    tmp_path: Path,
+    status: int,
+    body: bytes,
+    content_type: str,
+    options: StreamOptions | None = None,
+    seen: list[dict[str, str]] | None = None,
+) -> tuple[list[StreamEvent], AssistantMessage]:
+    """A reply from a one-shot HTTP server that answers `status` with `body` (the request's
+    headers go to `seen`)."""
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            if seen is not None:
+                seen.append({k.lower(): v for k, v in self.headers.items()})
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        chosen = Model(
+            id="m",
+            provider="fake",
+            api="openai-completions",
+            base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
+        )
+
+        async def go() -> list[StreamEvent]:
+            stream = provider_for(chosen).stream(chosen, ask("hi"), options or StreamOptions())
+            return [event async for event in stream]
+
+        events = asyncio.run(go())
+    finally:
+        server.shutdown()
+        server.server_close()
+    final = events[-1]
+    assert isinstance(final, DoneEvent | ErrorEvent)
+    return events, final.message

@@ -1,4 +1,4 @@
-"""OpenAI chat completions, through the official `openai` SDK (imported only when used).
+"""OpenAI chat completions over HTTP (`_http_stream`; no SDK, see there why).
 
 Serves OpenAI itself and every compatible server: Ollama, vLLM, llama.cpp, LM Studio, OpenRouter,
 Groq, DeepSeek, ... Thinking arrives in `reasoning_content` / `reasoning` / `reasoning_text`;
@@ -7,18 +7,21 @@ tool-call arguments arrive as JSON pieces keyed by `index`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
 
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
+from pith.ai._http_stream import EventStream, JsonObject, StatusError, transport_kind
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_convert import REASONING_FIELDS, build_request
 from pith.ai._stream import Context, StreamEvent, StreamOptions, apply_payload_hook
 
-__all__ = ["OpenAICompatProvider", "parse_usage", "retry_after_seconds"]
+__all__ = ["OpenAICompatProvider", "completions_url", "parse_usage", "retry_after_seconds"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 _STOP_REASONS: dict[str, StopReason] = {
     "stop": "stop",
@@ -82,6 +85,11 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def completions_url(base_url: str | None) -> str:
+    """`<base>/chat/completions` (the SDK's path under its `base_url`)."""
+    return (base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+
+
 class OpenAICompatProvider:
     """Streams replies from any OpenAI-compatible chat-completions endpoint."""
 
@@ -89,12 +97,8 @@ class OpenAICompatProvider:
         self, model: Model, context: Context, options: StreamOptions
     ) -> AsyncIterator[StreamEvent]:
         builder = MessageBuilder(model)
-        try:
-            import openai
-        except ImportError:
-            for event in builder.fail("the `openai` package is missing: pip install openai"):
-                yield event
-            return
+        # The request is built (and shown to `before_provider_request`) before the reply
+        # starts, as in pi-ai's OpenAI provider.
         body = build_request(
             model,
             context,
@@ -102,43 +106,62 @@ class OpenAICompatProvider:
             thinking=options.thinking,
             temperature=options.temperature,
         )
-        body = await apply_payload_hook(options, body)
-        client = _client(openai, model, options)
-        # Everything goes through `extra_body`: the SDK sends it as is, where its typed
-        # parameters would be walked field by field (30+ ms for a long history).
-        rest = {key: value for key, value in body.items() if key not in ("model", "stream")}
-
-        async def chunks() -> AsyncIterator[dict[str, object]]:
-            stream = await client.chat.completions.create(
-                model=str(body["model"]), messages=[], stream=True, extra_body=rest
-            )
-            async for chunk in stream:
-                yield chunk.model_dump(exclude_none=True)
-
+        body = {**await apply_payload_hook(options, body), "stream": True}
         for event in builder.start():
             yield event
         state = _ChunkState(builder)
         try:
-            async for chunk in until_aborted(chunks(), options.signal):
+            client = _client(model, options)
+            async for chunk in until_aborted(client.chunks(body), options.signal):
                 for event in state.take(chunk):
                     yield event
             events = state.finish()
         except Aborted:
             events = builder.fail("Request was aborted", aborted=True)
-        except openai.APIStatusError as error:
-            headers = dict(error.response.headers) if error.response is not None else {}
-            events = builder.fail(_status_message(error), retry_after=retry_after_seconds(headers))
-        except openai.APITimeoutError:
-            events = builder.fail("Request timed out")
-        except openai.APIConnectionError as error:
-            events = builder.fail(_connection_message(error))
+        except StatusError as error:
+            events = builder.fail(
+                _status_message(error), retry_after=retry_after_seconds(error.headers)
+            )
         except Exception as error:
-            events = builder.fail(f"{type(error).__name__}: {error}")
+            events = builder.fail(_transport_message(error))
         for event in events:
             yield event
 
 
-def _client(openai: Any, model: Model, options: StreamOptions) -> Any:
+class _OpenAIHTTP:
+    """One endpoint, one key: the `Authorization` header the SDK would send."""
+
+    def __init__(self, model: Model, options: StreamOptions, timeout: float) -> None:
+        from pith import __version__
+
+        headers = {
+            "authorization": f"Bearer {options.api_key or 'no-key'}",
+            "user-agent": f"pith/{__version__}",
+            **_account_headers(os.environ),
+            **options.headers,
+        }
+        self.stream = EventStream(completions_url(model.base_url or None), headers, timeout)
+
+    async def chunks(self, body: JsonObject) -> AsyncIterator[JsonObject]:
+        """The completion chunks; an `error` object inside the stream raises `StatusError`."""
+        async for chunk, status, headers in self.stream.events(body):
+            if chunk.get("error") and not chunk.get("choices"):
+                raise StatusError(status, chunk, headers)
+            yield chunk
+
+
+def _account_headers(environ: Mapping[str, str]) -> dict[str, str]:
+    """The organization and project headers the official clients send when
+    `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID` are set."""
+    headers = {}
+    if environ.get("OPENAI_ORG_ID"):
+        headers["openai-organization"] = environ["OPENAI_ORG_ID"]
+    if environ.get("OPENAI_PROJECT_ID"):
+        headers["openai-project"] = environ["OPENAI_PROJECT_ID"]
+    return headers
+
+
+def _client(model: Model, options: StreamOptions) -> _OpenAIHTTP:
     timeout = options.timeout_seconds or 600.0
     key = (
         "openai",
@@ -147,21 +170,13 @@ def _client(openai: Any, model: Model, options: StreamOptions) -> Any:
         tuple(sorted(options.headers.items())),
         timeout,
     )
-    return cached_client(
-        key,
-        lambda: openai.AsyncOpenAI(
-            api_key=options.api_key or "no-key",
-            base_url=model.base_url or None,
-            default_headers=options.headers or None,
-            max_retries=0,
-            timeout=timeout,
-        ),
-    )
+    return cached_client(key, lambda: _OpenAIHTTP(model, options, timeout))
 
 
-def _status_message(error: object) -> str:
-    status = getattr(error, "status_code", None)
-    body = getattr(error, "body", None)
+def _status_message(error: StatusError) -> str:
+    """`<status> <message>` from an error body (`{"error": {"message": ...}}` or a string);
+    an error inside a started stream is its message alone."""
+    body = error.body
     detail = ""
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -170,16 +185,23 @@ def _status_message(error: object) -> str:
         elif isinstance(inner, str):
             detail = inner
     if not detail:
-        detail = str(getattr(error, "message", "")) or "no details"
-    return f"{status} {detail}" if status is not None else detail
+        detail = body.strip()[:500] if isinstance(body, str) and body.strip() else "no details"
+    if 200 <= error.status < 300:
+        return detail
+    return f"{error.status} {detail}"
 
 
-def _connection_message(error: BaseException) -> str:
-    reason = error.__cause__ or error.__context__
-    text = str(error) or "Connection error."
-    if reason is not None and str(reason) and str(reason) not in text:
-        return f"{text} {reason}"
-    return text
+def _transport_message(error: Exception) -> str:
+    """A failure of the connection itself, in words that say which."""
+    text = str(error) or type(error).__name__
+    kind = transport_kind(error)
+    if kind == "timeout":
+        return "Request timed out"
+    if kind == "stream":
+        return f"Stream ended unexpectedly ({type(error).__name__}: {text})"
+    if kind == "connection":
+        return f"Connection error. {text}"
+    return f"{type(error).__name__}: {text}"
 
 
 class _ChunkState:
