@@ -152,3 +152,30 @@ def test_a_tool_error_block_is_written_even_without_a_start_event() -> None:
     lines = screen.text.rstrip("\n").split("\n")
     assert lines[0].startswith("● bash")
     assert lines[1:] == ["  no such file"]
+
+
+def test_a_finished_run_gets_one_closing_line_with_its_tally() -> None:
+    from pith.agent import AgentStart
+    from pith.ai import Cost, Usage
+    from pith.app._events import AgentSettled
+
+    t, screen = transcript()
+    t.handle(AgentStart())
+    first = AssistantMessage(
+        content=[TextContent(text="Looking.")],
+        usage=Usage(input=1000, output=200, cache_read=500, cost=Cost(total=0.0123)),
+    )
+    t.handle(MessageEnd(first))
+    t.handle(ToolExecutionStart("c1", "bash", {"command": "ls"}))
+    t.handle(ToolExecutionEnd("c1", "bash", ToolResult([TextContent(text="a")]), False))
+    t.handle(AgentStart())  # the follow-up run of the same prompt counts with it
+    second = AssistantMessage(
+        content=[TextContent(text="Done.")], usage=Usage(input=1800, output=50)
+    )
+    t.handle(MessageEnd(second))
+    t.handle(AgentSettled(aborted=False))
+    last = screen.written[-1].strip()
+    assert last.startswith("· ")
+    assert " s · 1 tool call · 3.3k in / 250 out · $0.0123" in last
+    t.handle(AgentSettled(aborted=False))  # settling again with no run writes nothing
+    assert screen.written[-1].strip() == last

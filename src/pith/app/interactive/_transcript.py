@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from rich.text import Text
 
 from pith.agent import (
+    AgentStart,
     MessageEnd,
     MessageStart,
     MessageUpdate,
@@ -30,7 +31,14 @@ from pith.ai import (
     UserMessage,
     content_text,
 )
-from pith.app._events import AutoRetryStart, CompactionEnd, CompactionStart, SessionEvent
+from pith.app._events import (
+    AgentSettled,
+    AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
+    SessionEvent,
+)
+from pith.app.interactive._footer import format_tokens
 from pith.app.interactive._format import Painter, ToolView, guard_receipt, tool_block, tool_title
 from pith.app.interactive._stream import MarkdownStream
 
@@ -54,6 +62,31 @@ class _Running:
 
 
 @dataclass
+class _RunTally:
+    """What one run (a prompt until the agent settles) took: for its closing line."""
+
+    started: float = field(default_factory=time.monotonic)
+    replies: int = 0
+    tools: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+    def line(self) -> str:
+        seconds = time.monotonic() - self.started
+        parts = [f"{seconds:.1f} s"]
+        if self.tools:
+            parts.append(f"{self.tools} tool call{'s' if self.tools != 1 else ''}")
+        if self.input_tokens or self.output_tokens:
+            parts.append(
+                f"{format_tokens(self.input_tokens)} in / {format_tokens(self.output_tokens)} out"
+            )
+        if self.cost:
+            parts.append(f"${self.cost:.4f}")
+        return "· " + " · ".join(parts)
+
+
+@dataclass
 class Transcript:
     write: Callable[[str], None]
     painter: Painter
@@ -69,12 +102,19 @@ class Transcript:
     _preparing: str | None = None
     _running: dict[str, _Running] = field(default_factory=dict)
     _tail_cache: tuple[str, int, str] = ("", 0, "")
-    _started: float = field(default_factory=time.monotonic)
+    _run: _RunTally | None = None
 
     # --- events -----------------------------------------------------------------------------
 
     def handle(self, event: SessionEvent) -> None:
-        if isinstance(event, MessageStart):
+        if isinstance(event, AgentStart):
+            if self._run is None:  # a retry or a follow-up run belongs to the same prompt
+                self._run = _RunTally()
+        elif isinstance(event, AgentSettled):
+            run, self._run = self._run, None
+            if run is not None and run.replies:
+                self.write(self.painter.render(Text(run.line(), style="dim")))
+        elif isinstance(event, MessageStart):
             self._message_start(event)
         elif isinstance(event, MessageUpdate):
             self._update(event)
@@ -157,6 +197,12 @@ class Transcript:
         message = event.message
         if not isinstance(message, AssistantMessage):
             return
+        if self._run is not None:
+            usage = message.usage
+            self._run.replies += 1
+            self._run.input_tokens += usage.input + usage.cache_read + usage.cache_write
+            self._run.output_tokens += usage.output
+            self._run.cost += float(usage.cost.total)
         self._flush_thinking(final=True)
         rest = self._stream.finish()
         if rest.strip():
@@ -171,6 +217,8 @@ class Transcript:
             self.notice("The reply was cut: the model reached its output limit.", "warning")
 
     def _tool_end(self, event: ToolExecutionEnd) -> None:
+        if self._run is not None:
+            self._run.tools += 1
         running = self._running.pop(event.tool_call_id, None)
         args = running.args if running is not None else {}
         view = ToolView(
