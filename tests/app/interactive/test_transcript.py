@@ -179,3 +179,15 @@ def test_a_finished_run_gets_one_closing_line_with_its_tally() -> None:
     assert " s · 1 tool call · 3.3k in / 250 out · $0.0123" in last
     t.handle(AgentSettled(aborted=False))  # settling again with no run writes nothing
     assert screen.written[-1].strip() == last
+
+
+def test_finished_pieces_of_a_reply_are_one_blank_line_apart() -> None:
+    t, screen = transcript()
+    message = stream_reply(
+        t, ["# Done\n\nThe file says hi.\n\n", "```python\nprint(1)\n```\n\nAnything else?"]
+    )
+    t.handle(MessageEnd(message))
+    text = "\n".join(line.rstrip() for line in screen.text.split("\n"))
+    assert "Done\n\nThe file says hi.\n\n" in text
+    assert "print(1)\n\nAnything else?\n" in text
+    assert "\n\n\n" not in text

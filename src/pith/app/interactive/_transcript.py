@@ -7,6 +7,7 @@ No terminal here: `write` receives ANSI text, `live()` returns it, so this is te
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ __all__ = ["Transcript", "message_text"]
 
 _LIVE_MARKDOWN_CHARS = 4000
 """A tail longer than this is shown as its last raw lines (rendered once it is final)."""
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -103,6 +105,10 @@ class Transcript:
     _running: dict[str, _Running] = field(default_factory=dict)
     _tail_cache: tuple[str, int, str] = ("", 0, "")
     _run: _RunTally | None = None
+    _blocks: int = 0
+    """Pieces of the current reply written so far."""
+    _ends_blank: bool = False
+    """Whether the last piece ended with a blank line."""
 
     # --- events -----------------------------------------------------------------------------
 
@@ -152,6 +158,7 @@ class Transcript:
             self.user(message_text(message.content))
         elif isinstance(message, AssistantMessage):
             self._stream = MarkdownStream()
+            self._blocks = 0
             self._thinking = ""
             self._thinking_shown = 0
         elif getattr(message, "role", None) == "custom" and getattr(message, "display", False):
@@ -168,13 +175,27 @@ class Transcript:
             self._flush_thinking(final=True)
             done = self._stream.append(stream_event.delta)
             if done:
-                self.write(self.painter.markdown(done))
+                self._block(done)
         elif isinstance(stream_event, ThinkingDelta):
             self._thinking += stream_event.delta
         elif isinstance(stream_event, ThinkingEnd):
             self._flush_thinking(final=True)
         elif isinstance(stream_event, ToolCallStart):
             self._preparing = stream_event.tool_name
+
+    def _block(self, text: str) -> None:
+        """A finished piece of the reply; a blank line keeps it apart from the one before, as
+        one Markdown rendering of the whole reply would."""
+        rendered = self.painter.markdown(text)
+        visible = _ANSI.sub("", rendered)
+        lines = visible.removesuffix("\n").split("\n")
+        if not any(line.strip() for line in lines):
+            return
+        # A code block comes with blank padding lines of its own: one blank line, not two.
+        apart = self._blocks and not self._ends_blank and lines[0].strip()
+        self.write(("\n" if apart else "") + rendered)
+        self._blocks += 1
+        self._ends_blank = not lines[-1].strip()
 
     def _flush_thinking(self, *, final: bool) -> None:
         if not final or self._thinking_shown >= len(self._thinking):
@@ -206,7 +227,7 @@ class Transcript:
         self._flush_thinking(final=True)
         rest = self._stream.finish()
         if rest.strip():
-            self.write(self.painter.markdown(rest))
+            self._block(rest)
         self._preparing = None
         if message.stop_reason == "aborted":
             self.notice("Stopped.", "warning")
