@@ -666,6 +666,13 @@ class _Server(ThreadingHTTPServer):
         self._connections_lock = threading.Lock()
         super().__init__((HOST, port), _Handler)
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up (a reset keep-alive connection, an aborted stream) is not a
+        server error: no traceback on standard error for it."""
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
     def server_bind(self) -> None:
         """Bind without HTTPServer's reverse DNS lookup of the host name."""
         socketserver.TCPServer.server_bind(self)
