@@ -190,3 +190,41 @@ def test_resume_flag_in_a_terminal_lists_the_sessions_to_choose_from(tmp_path: P
         assert server.problems() == []
         last = server.requests[-1]["body"]
     assert "teapot" in str(last)
+
+
+def test_ctrl_z_goes_back_to_the_shell_and_fg_brings_pith_back(tmp_path: Path) -> None:
+    import shlex
+    import sys
+
+    import pexpect
+
+    from pith.testing import configure_agent_dir, subprocess_env
+
+    script = {"turns": [{"text": "still here"}]}
+    work = tmp_path / "work"
+    work.mkdir()
+    with FakeServer(script) as server:
+        agent = configure_agent_dir(tmp_path / "agent", server)
+        env = subprocess_env(agent, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", PS1="$ ")
+        shell = pexpect.spawn(
+            "bash", ["--norc", "--noprofile", "-i"], cwd=str(work), env=env,
+            dimensions=(24, 80), encoding="utf-8", codec_errors="replace", timeout=60,
+        )  # fmt: skip
+        try:
+            command = shlex.join([sys.executable, "-m", "pith", "--model", "fake/m"])
+            shell.sendline(command)
+            shell.expect("Ctrl")
+            shell.expect("quits")
+            shell.sendcontrol("z")
+            shell.expect("Stopped")  # the shell's job control took over
+            shell.sendline("fg")
+            shell.expect("fake/m")  # redrawn
+            shell.send("are you there?\r")
+            shell.expect("still here")
+            shell.sendcontrol("d")
+            shell.expect(r"\$ ")
+            shell.sendline("echo status=$?")
+            shell.expect("status=0")
+        finally:
+            shell.terminate(force=True)
+        assert server.problems() == []

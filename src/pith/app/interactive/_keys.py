@@ -93,6 +93,11 @@ def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Conditio
         # The message in $VISUAL / $EDITOR; what is saved there comes back to the editor.
         app.editor.open_in_editor(validate_and_handle=False)
 
+    @keys.add("c-z", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        # Back to the shell (`fg` returns); the run, if any, goes on meanwhile.
+        event.app.suspend_to_background()
+
     @keys.add("c-o")
     def _(event: KeyPressEvent) -> None:
         app.transcript.expand_last()
