@@ -325,13 +325,14 @@ class InteractiveApp:
     def refresh_footer(self) -> None:
         session = self.session
         model = session.model
-        usage = session.context_usage()
         count, tokens = compaction_totals(session.store.get_branch())
         self.footer = FooterData(
             model=model.key,
             thinking=session.thinking,
-            context_tokens=usage.tokens,
-            context_window=usage.context_window,
+            # As the compaction threshold sees it: the last reply's reported input, plus an
+            # estimate of what came after it.
+            context_tokens=session.context_tokens(),
+            context_window=model.context_window,
             cost=session_cost(session.store.entries),
             compactions=count,
             compacted_tokens=tokens,
