@@ -31,6 +31,7 @@ from pith.agent import (
     UpdateCallback,
 )
 from pith.ai import (
+    THINKING_LEVELS,
     AgentMessage,
     AssistantMessage,
     BashExecutionMessage,
@@ -314,6 +315,42 @@ class AgentSession:
     def set_thinking_level(self, level: ThinkingLevel) -> None:
         self.agent.thinking = level
         self.store.append_thinking_level_change(level)
+
+    def thinking_levels(self) -> list[ThinkingLevel]:
+        """The levels the current model takes (`off` alone for a model without reasoning)."""
+        return list(THINKING_LEVELS) if self.model.reasoning else ["off"]
+
+    def fit_thinking(self) -> None:
+        """After a model change: a model without reasoning thinks at level off."""
+        if self.thinking not in self.thinking_levels():
+            self.set_thinking_level("off")
+
+    def usable_models(self) -> list[Model]:
+        """The registry's models that have credentials."""
+        return [model for model in self.registry.models if self.api_key_for(model) is not None]
+
+    async def cycle_model(self) -> Model | None:
+        """Switch to the next usable model (registry order); None when there is no other."""
+        models = self.usable_models()
+        if self.model.key not in {m.key for m in models}:
+            models.insert(0, self.model)
+        if len(models) < 2:
+            return None
+        keys = [m.key for m in models]
+        chosen = models[(keys.index(self.model.key) + 1) % len(models)]
+        await self.set_model(chosen)
+        self.fit_thinking()
+        return chosen
+
+    def cycle_thinking_level(self) -> ThinkingLevel | None:
+        """The next level the model takes; None when it takes only one."""
+        levels = self.thinking_levels()
+        if len(levels) < 2:
+            return None
+        current = levels.index(self.thinking) if self.thinking in levels else -1
+        chosen = levels[(current + 1) % len(levels)]
+        self.set_thinking_level(chosen)
+        return chosen
 
     def context_usage(self) -> ContextUsage:
         window = self.model.context_window

@@ -56,10 +56,15 @@ class Terminal:
         size: tuple[int, int] = (24, 80),
         settings: dict[str, object] | None = None,
         env: dict[str, str] | None = None,
+        models: list[dict[str, object]] | None = None,
     ) -> None:
         self.work = root / "work"
         self.work.mkdir(parents=True, exist_ok=True)
         self.agent = configure_agent_dir(root / "agent", server)
+        if models is not None:  # the fake provider serves these models instead of one `m`
+            config = json.loads((self.agent / "models.json").read_text())
+            config["providers"]["fake"]["models"] = models
+            (self.agent / "models.json").write_text(json.dumps(config))
         if settings is not None:
             (self.agent / "settings.json").write_text(json.dumps(settings))
         # pexpect is no terminal emulator: it cannot answer prompt_toolkit's cursor position

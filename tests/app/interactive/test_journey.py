@@ -228,3 +228,31 @@ def test_ctrl_z_goes_back_to_the_shell_and_fg_brings_pith_back(tmp_path: Path) -
         finally:
             shell.terminate(force=True)
         assert server.problems() == []
+
+
+def test_shift_tab_cycles_thinking_and_ctrl_p_cycles_models(tmp_path: Path) -> None:
+    models: list[dict[str, object]] = [{"id": "m", "reasoning": True}, {"id": "plain"}]
+    script = {"turns": [{"text": "answered by plain", "expect": ['"model":"plain"']}]}
+    with (
+        FakeServer(script) as server,
+        Terminal(tmp_path, server, "--thinking", "low", models=models) as term,
+    ):
+        term.ready()
+        term.wait_screen("thinking low")
+        term.type("\x1b[Z")  # Shift+Tab
+        term.wait_for("Thinking: medium")
+        term.wait_screen("thinking medium")
+        term.child.sendcontrol("p")
+        term.wait_for("Model: fake/plain (thinking off)")  # no reasoning: thinking goes off
+        term.child.sendcontrol("p")
+        term.wait_for("Model: fake/m")
+        term.child.sendcontrol("p")
+        term.wait_for("Model: fake/plain")
+        term.type("\x1b[Z")
+        term.wait_for("does not think")
+        term.enter("hi")
+        term.wait_for("answered by plain")
+        assert term.quit() == 0
+        assert server.problems() == []
+        changes = [e for e in term.session_entries() if e["type"] == "model_change"]
+    assert [c["modelId"] for c in changes][-3:] == ["plain", "m", "plain"]

@@ -199,8 +199,7 @@ async def get_messages(ctx: RpcContext, command: Command) -> object:
 
 
 def _usable(ctx: RpcContext) -> list[Model]:
-    session = ctx.session
-    return [model for model in session.registry.models if session.api_key_for(model) is not None]
+    return ctx.session.usable_models()
 
 
 async def set_model(ctx: RpcContext, command: Command) -> object:
@@ -220,16 +219,9 @@ async def set_model(ctx: RpcContext, command: Command) -> object:
 
 async def cycle_model(ctx: RpcContext, command: Command) -> object:
     session = ctx.session
-    models = _usable(ctx)
-    if session.model.key not in {m.key for m in models}:
-        models.insert(0, session.model)
-    if len(models) < 2:
+    chosen = await session.cycle_model()
+    if chosen is None:
         return None
-    keys = [m.key for m in models]
-    current = keys.index(session.model.key) if session.model.key in keys else -1
-    chosen = models[(current + 1) % len(models)]
-    await session.set_model(chosen)
-    _fit_thinking(ctx)
     return {"model": to_builtins(chosen), "thinkingLevel": session.thinking, "isScoped": False}
 
 
@@ -238,13 +230,11 @@ async def get_available_models(ctx: RpcContext, command: Command) -> object:
 
 
 def _levels(ctx: RpcContext) -> list[str]:
-    return list(THINKING_LEVELS) if ctx.session.model.reasoning else ["off"]
+    return list(ctx.session.thinking_levels())
 
 
 def _fit_thinking(ctx: RpcContext) -> None:
-    """A model without reasoning thinks at level off."""
-    if ctx.session.thinking not in _levels(ctx):
-        ctx.session.set_thinking_level("off")
+    ctx.session.fit_thinking()
 
 
 async def set_thinking_level(ctx: RpcContext, command: Command) -> object:
@@ -255,14 +245,8 @@ async def set_thinking_level(ctx: RpcContext, command: Command) -> object:
 
 
 async def cycle_thinking_level(ctx: RpcContext, command: Command) -> object:
-    levels = _levels(ctx)
-    if len(levels) < 2:
-        return None
-    session = ctx.session
-    current = levels.index(session.thinking) if session.thinking in levels else -1
-    chosen = THINKING_LEVELS[THINKING_LEVELS.index(levels[(current + 1) % len(levels)])]
-    session.set_thinking_level(chosen)
-    return {"level": chosen}
+    chosen = ctx.session.cycle_thinking_level()
+    return None if chosen is None else {"level": chosen}
 
 
 async def get_available_thinking_levels(ctx: RpcContext, command: Command) -> object:

@@ -477,6 +477,18 @@ class InteractiveApp:
                 self.editor.cursor_position = len(editor_text)
         self.refresh_footer()
 
+    def cycle_model(self) -> None:
+        """Ctrl+P: the next model that has credentials."""
+
+        async def cycle() -> None:
+            chosen = await self.session.cycle_model()
+            if chosen is None:
+                self.transcript.notice("No other model has credentials (see /model).")
+            else:
+                self.transcript.notice(f"Model: {chosen.key} (thinking {self.session.thinking})")
+
+        self._spawn(cycle())
+
     def stop(self) -> None:
         """Esc: stop the run (its partial answer stays); queued messages come back to the
         editor."""

@@ -98,6 +98,19 @@ def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Conditio
         # Back to the shell (`fg` returns); the run, if any, goes on meanwhile.
         event.app.suspend_to_background()
 
+    @keys.add("s-tab", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        level = app.session.cycle_thinking_level()
+        if level is None:
+            app.transcript.notice(f"{app.session.model.key} does not think: thinking stays off.")
+        else:
+            app.transcript.notice(f"Thinking: {level}")
+        app.refresh_footer()
+
+    @keys.add("c-p", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        app.cycle_model()
+
     @keys.add("c-o")
     def _(event: KeyPressEvent) -> None:
         app.transcript.expand_last()
