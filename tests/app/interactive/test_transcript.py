@@ -191,3 +191,12 @@ def test_finished_pieces_of_a_reply_are_one_blank_line_apart() -> None:
     assert "Done\n\nThe file says hi.\n\n" in text
     assert "print(1)\n\nAnything else?\n" in text
     assert "\n\n\n" not in text
+
+
+def test_a_huge_unfinished_line_is_shown_by_its_end_only() -> None:
+    t, _ = transcript()
+    stream_reply(t, ["{" + '"k": 1, ' * 20_000])  # 160 KB on one line, still streaming
+    live = t.live(5)
+    assert len(live.split("\n")) <= 5
+    assert len(live) <= 5 * 81
+    assert live.rstrip().endswith('"k": 1,')

@@ -342,8 +342,10 @@ class Transcript:
     def _render_tail(self, tail: str, height: int) -> str:
         width = self.painter.width
         if len(tail) > _LIVE_MARKDOWN_CHARS:
-            # Too long to re-render on every delta (a long code block): its last lines, raw.
-            lines = tail.rstrip("\n").split("\n")[-height:]
+            # Too long to re-render on every delta (a long code block): its last lines, raw,
+            # and no more characters than the area can show (one huge line stays cheap).
+            recent = tail[-(height * width) :]
+            lines = recent.rstrip("\n").split("\n")[-height:]
             return self.painter.render(Text("\n".join(lines)))
         cached_tail, cached_width, rendered = self._tail_cache
         if cached_tail == tail and cached_width == width:
