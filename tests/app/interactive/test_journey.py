@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pexpect
+
 from pith.testing import FakeServer
 from tests.app.interactive.terminal import Terminal
 
@@ -256,3 +258,32 @@ def test_shift_tab_cycles_thinking_and_ctrl_p_cycles_models(tmp_path: Path) -> N
         assert server.problems() == []
         changes = [e for e in term.session_entries() if e["type"] == "model_change"]
     assert [c["modelId"] for c in changes][-3:] == ["plain", "m", "plain"]
+
+
+def test_a_closed_terminal_stops_the_run_and_leaves_the_session_whole(tmp_path: Path) -> None:
+    import signal
+
+    script = {
+        "turns": [
+            {"text": "word " * 400, "chunk": 4, "fault": {"chunkDelay": 0.02}},
+        ]
+    }
+    with FakeServer(script) as server, Terminal(tmp_path, server) as term:
+        term.ready()
+        term.enter("talk for a while")
+        term.wait_for("word word word")
+        term.child.kill(signal.SIGHUP)
+        term.child.expect(pexpect.EOF, timeout=20)
+        term.child.close()
+        assert term.child.signalstatus is None  # it exited by itself
+        entries = term.session_entries()
+        sessions = list((term.agent / "sessions").rglob("*"))
+    replies = [
+        e["message"]
+        for e in entries
+        if e["type"] == "message" and e["message"]["role"] == "assistant"  # type: ignore[index]
+    ]
+    assert replies
+    assert replies[-1]["stopReason"] == "aborted"  # type: ignore[index]
+    assert "word word" in str(replies[-1]["content"])  # type: ignore[index]
+    assert not [p for p in sessions if p.name.endswith(".lock")]  # closed properly

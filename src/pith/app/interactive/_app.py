@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -547,9 +548,18 @@ class InteractiveApp:
                     await self.session.prompt(text, source="interactive")
 
             self.app.pre_run_callables.append(lambda: self._spawn(send_all(), main=True))
+        loop = asyncio.get_running_loop()
+        watched = []
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            # The terminal closed, or someone asked pith to stop: stop the run, keep the session.
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self.quit)
+                watched.append(signum)
         try:
             result = await self.app.run_async()
         finally:
+            for signum in watched:
+                loop.remove_signal_handler(signum)
             spinner.cancel()
             if self.busy:
                 self.session.abort()
