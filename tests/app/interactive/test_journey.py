@@ -287,3 +287,29 @@ def test_a_closed_terminal_stops_the_run_and_leaves_the_session_whole(tmp_path: 
     assert replies[-1]["stopReason"] == "aborted"  # type: ignore[index]
     assert "word word" in str(replies[-1]["content"])  # type: ignore[index]
     assert not [p for p in sessions if p.name.endswith(".lock")]  # closed properly
+
+
+def test_copy_sends_the_last_answer_to_the_clipboard_and_session_sums_it_up(
+    tmp_path: Path,
+) -> None:
+    import base64
+
+    answer = "Use `git bisect` — it finds the commit."
+    script = {"turns": [{"text": answer, "usage": {"input": 1500, "output": 40}}]}
+    with (
+        FakeServer(script) as server,
+        Terminal(tmp_path, server, env={"PATH": "/usr/bin:/bin"}) as term,
+    ):
+        term.ready()
+        term.enter("how do I find the bad commit?")
+        term.wait_for("finds the commit.")
+        term.enter("/copy")
+        term.wait_for("Copied the last answer: 39 characters, via the terminal")
+        term.enter("/session")
+        summary = term.wait_for("cost")
+        assert term.quit() == 0
+        raw = term.raw
+    encoded = base64.b64encode(answer.encode()).decode()
+    assert f"\x1b]52;c;{encoded}\x07" in raw  # OSC 52: the terminal's clipboard
+    assert "1 yours, 1 replies, 0 tool results" in summary
+    assert "1.5k in / 40 out" in summary

@@ -319,6 +319,15 @@ class InteractiveApp:
             app.renderer.request_absolute_cursor_position()
             app.invalidate()
 
+    def write_raw(self, text: str) -> None:
+        """Send an escape sequence to the terminal as it is (nothing is shown)."""
+        if self.app.is_running:
+            self.app.output.write_raw(text)
+            self.app.output.flush()
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
     def refresh(self) -> None:
         if self.app.is_running:
             self.app.invalidate()

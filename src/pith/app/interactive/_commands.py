@@ -244,6 +244,46 @@ async def _help(app: InteractiveApp, arguments: str) -> None:
     app.print(app.painter.render(lines))
 
 
+async def _copy(app: InteractiveApp, arguments: str) -> None:
+    from pith.app.interactive._clipboard import copy_text
+
+    reply = app.session.last_reply()
+    text = reply.text() if reply is not None else ""
+    if not text.strip():
+        app.transcript.notice("No answer to copy yet.")
+        return
+    program = copy_text(text, app.write_raw)
+    via = f" (and {program})" if program else ""
+    app.transcript.notice(
+        f"Copied the last answer: {len(text):,} characters, via the terminal{via}."
+    )
+
+
+async def _session(app: InteractiveApp, arguments: str) -> None:
+    from pith.ai import AssistantMessage, UserMessage
+    from pith.app.interactive._footer import format_tokens, session_cost
+    from pith.session import MessageEntry
+
+    store = app.session.store
+    entries = list(store.entries)
+    messages = [e.message for e in entries if isinstance(e, MessageEntry)]
+    replies = [m for m in messages if isinstance(m, AssistantMessage)]
+    tokens_in = sum(m.usage.input + m.usage.cache_read + m.usage.cache_write for m in replies)
+    tokens_out = sum(m.usage.output for m in replies)
+    lines = [
+        f"file      {store.path or '(not saved: --no-session)'}",
+        f"id        {store.id}",
+        f"name      {store.name or '(none; /name gives one)'}",
+        f"entries   {len(entries)} ({len(app.session.messages)} messages on this branch)",
+        f"messages  {sum(isinstance(m, UserMessage) for m in messages)} yours, "
+        f"{len(replies)} replies, "
+        f"{sum(getattr(m, 'role', '') == 'toolResult' for m in messages)} tool results",
+        f"tokens    {format_tokens(tokens_in)} in / {format_tokens(tokens_out)} out",
+        f"cost      ${session_cost(entries):.4f}",
+    ]
+    app.print("\n".join(lines) + "\n")
+
+
 async def _quit(app: InteractiveApp, arguments: str) -> None:
     app.quit()
 
@@ -262,6 +302,10 @@ def interactive_commands() -> dict[str, InteractiveCommand]:
             "context", "what the next request would send, with sizes", _context, concurrent=True
         ),
         InteractiveCommand("settings", "change pith's settings", _settings),
+        InteractiveCommand("copy", "copy the last answer to the clipboard", _copy, concurrent=True),
+        InteractiveCommand(
+            "session", "this session's file, size, tokens and cost", _session, concurrent=True
+        ),
         InteractiveCommand("help", "commands and keys", _help, concurrent=True),
         InteractiveCommand("quit", "leave pith (the session is saved)", _quit, concurrent=True),
         InteractiveCommand("exit", "leave pith (the session is saved)", _quit, concurrent=True),
