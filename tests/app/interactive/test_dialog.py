@@ -151,3 +151,13 @@ def test_a_short_list_does_not_filter() -> None:
         assert not Question("Type", None).filterable
 
     asyncio.run(scenario())
+
+
+def test_options_are_cut_to_the_width_one_row_each() -> None:
+    async def scenario() -> list[tuple[str, str]]:
+        return Question("Pick", ["short", "a very long option " * 5]).lines(10, 20)
+
+    rows = asyncio.run(scenario())
+    assert rows[1] == ("class:dialog.selected", "❯ short")
+    assert rows[2][1] == "  a very long optio…"
+    assert all(len(text) <= 20 for _, text in rows[1:])

@@ -245,7 +245,7 @@ class InteractiveApp:
         if question is None:
             return FormattedText([])
         rows: list[tuple[str, str]] = [("class:separator", "─" * self.painter.width + "\n")]
-        for style, text in question.lines(max(3, self._rows() - 10)):
+        for style, text in question.lines(max(3, self._rows() - 10), self.painter.width):
             rows.append((style, text + "\n"))
         if question.is_input:
             hint = "Enter to answer · Esc to cancel"

@@ -104,8 +104,9 @@ class Question:
         if not self.future.done():
             self.future.set_result(None)
 
-    def lines(self, height: int) -> list[tuple[str, str]]:
-        """`(style, text)` rows: the title, then the options around the selection."""
+    def lines(self, height: int, width: int = 0) -> list[tuple[str, str]]:
+        """`(style, text)` rows: the title, then the options around the selection, each cut
+        to `width` columns when given (one row per option, however narrow the terminal)."""
         rows = [("class:dialog.title", line) for line in self.title.split("\n")]
         if self.options is None:
             return rows
@@ -121,6 +122,8 @@ class Question:
             rows.append(("class:dialog.more", f"  ↑ {start} more"))
         for number in shown[start:end]:
             option = self.options[number].split("\n", 1)[0]
+            if width > 3 and len(option) > width - 2:  # two columns for the marker
+                option = option[: width - 3] + "…"
             if number == self.index:
                 rows.append(("class:dialog.selected", f"❯ {option}"))
             else:
