@@ -223,7 +223,10 @@ def test_a_missing_attachment_is_a_clear_error(tmp_path: Path, work: Path) -> No
     assert result.stderr.startswith("pith: @nope.txt: file not found")
 
 
-def test_ctrl_c_aborts_the_stream_and_exits_1(tmp_path: Path, work: Path) -> None:
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_ctrl_c_or_a_closed_terminal_aborts_the_stream_and_exits_1(
+    tmp_path: Path, work: Path, signal_name: str
+) -> None:
     import signal
 
     script = {"turns": [{"text": "x" * 200, "chunk": 1, "fault": {"chunkDelay": 0.05}}]}
@@ -243,7 +246,7 @@ def test_ctrl_c_aborts_the_stream_and_exits_1(tmp_path: Path, work: Path) -> Non
         for line in process.stdout:  # wait until the reply is streaming
             if '"text_delta"' in line:
                 break
-        process.send_signal(signal.SIGINT)
+        process.send_signal(getattr(signal, signal_name))
         out, err = process.communicate(timeout=30)
     assert process.returncode == 1
     assert err.strip() == "pith: Aborted."

@@ -63,7 +63,7 @@ async def run_print_mode(
         session.subscribe(write)
     loop = asyncio.get_running_loop()
     installed = []
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: terminal closed
         try:
             loop.add_signal_handler(signum, session.abort)
             installed.append(signum)
