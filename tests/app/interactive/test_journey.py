@@ -252,6 +252,10 @@ def test_shift_tab_cycles_thinking_and_ctrl_p_cycles_models(tmp_path: Path) -> N
         term.wait_for("Model: fake/plain")
         term.type("\x1b[Z")
         term.wait_for("does not think")
+        term.child.sendcontrol("l")  # the model list
+        term.wait_screen("Which model?")
+        term.type("\x1b")  # Esc: keep the model
+        term.drain(0.5)  # alone: Esc followed at once by a key would read as Alt+key
         term.enter("hi")
         term.wait_for("answered by plain")
         assert term.quit() == 0

@@ -487,6 +487,11 @@ class InteractiveApp:
                 self.editor.cursor_position = len(editor_text)
         self.refresh_footer()
 
+    def run_command(self, name: str, arguments: str = "") -> None:
+        """Run one of the interactive commands as if typed (a key's shortcut for it)."""
+        command = self.commands[name]
+        self._spawn(self._command(command, arguments), main=not command.concurrent)
+
     def cycle_model(self) -> None:
         """Ctrl+P: the next model that has credentials."""
 

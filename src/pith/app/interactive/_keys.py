@@ -107,6 +107,10 @@ def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Conditio
             app.transcript.notice(f"Thinking: {level}")
         app.refresh_footer()
 
+    @keys.add("c-l", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        app.run_command("model")  # the model list, as in Pi
+
     @keys.add("c-p", filter=editing)
     def _(event: KeyPressEvent) -> None:
         app.cycle_model()
