@@ -85,7 +85,27 @@ def project(tmp_path: Path) -> Path:
 def test_an_at_path_lists_the_folder_with_folders_ending_in_a_slash(tmp_path: Path) -> None:
     cwd = project(tmp_path)
     assert texts("look at @", cwd) == ["@README.md", "@src/"]
-    assert texts("look at @s", cwd) == ["@src/"]
+    assert texts("look at @s", cwd)[0] == "@src/"  # then files across the project
+
+
+def test_a_fragment_after_at_finds_files_anywhere_in_the_project(tmp_path: Path) -> None:
+    cwd = project(tmp_path)
+    (Path(cwd) / "src" / "deep").mkdir()
+    (Path(cwd) / "src" / "deep" / "settings_loader.py").write_text("x\n")
+    found = texts("open @setload", cwd)
+    assert found[0] == "@src/deep/settings_loader.py"
+    assert texts("open @zzzq", cwd) == []
+
+
+def test_fuzzy_ranking_prefers_the_file_name_and_whole_fragments() -> None:
+    from pith.app.interactive._files import fuzzy_score, rank_paths
+
+    paths = ["docs/main.md", "src/pith/__main__.py", "src/domain/app.py", "tests/test_main.py"]
+    assert rank_paths("mainpy", paths)[:2] == ["tests/test_main.py", "src/pith/__main__.py"]
+    assert rank_paths("appy", paths) == ["src/domain/app.py"]
+    assert rank_paths("main", paths)[0] == "docs/main.md"  # the name matches as typed, shortest
+    assert fuzzy_score("xyz", "src/app.py") is None
+    assert fuzzy_score("", "anything") == 0
 
 
 def test_an_at_path_descends_into_folders(tmp_path: Path) -> None:

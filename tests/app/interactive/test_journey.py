@@ -317,3 +317,18 @@ def test_copy_sends_the_last_answer_to_the_clipboard_and_session_sums_it_up(
     assert f"\x1b]52;c;{encoded}\x07" in raw  # OSC 52: the terminal's clipboard
     assert "1 yours, 1 replies, 0 tool results" in summary
     assert "1.5k in / 40 out" in summary
+
+
+def test_at_and_a_fragment_finds_a_file_deep_in_the_project(tmp_path: Path) -> None:
+    with FakeServer({"turns": []}) as server, Terminal(tmp_path, server) as term:
+        deep = term.work / "src" / "pith" / "loaders"
+        deep.mkdir(parents=True)
+        (deep / "settings_loader.py").write_text("x = 1\n")
+        (term.work / "README.md").write_text("hi\n")
+        term.ready()
+        term.type("explain @setload")
+        term.wait_screen("src/pith/loaders/settings_loader.py")  # in the menu
+        term.type("\t")
+        term.wait_screen("› explain @src/pith/loaders/settings_loader.py")
+        term.type("\x03")
+        assert term.quit() == 0

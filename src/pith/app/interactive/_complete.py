@@ -1,8 +1,10 @@
 """Completion in the editor: `/command` names (pith's, the interactive mode's, extensions',
-prompt templates, skills) with their argument completions, and `@path` file names."""
+prompt templates, skills) with their argument completions, and `@` files: a fragment is
+searched across the project (`_files`), a path with a `/` is browsed folder by folder."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
@@ -10,6 +12,8 @@ from dataclasses import dataclass
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+
+from pith.app.interactive._files import ProjectFiles, rank_paths
 
 __all__ = ["CommandInfo", "EditorCompleter", "path_candidates"]
 
@@ -52,10 +56,17 @@ def path_candidates(cwd: str, prefix: str) -> list[str]:
     return found
 
 
+def _at_word(before: str) -> str:
+    """The `@…` word the cursor ends, or ""."""
+    word = before.rsplit(None, 1)[-1] if before.strip() and not before[-1].isspace() else ""
+    return word if word.startswith("@") else ""
+
+
 class EditorCompleter(Completer):
     def __init__(self, commands: Callable[[], Iterable[CommandInfo]], cwd: str) -> None:
         self._commands = commands
         self._cwd = cwd
+        self._files = ProjectFiles(cwd)
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -64,9 +75,18 @@ class EditorCompleter(Completer):
         if before.startswith("/") and " " not in before and "\n" not in before:
             yield from self._names(before[1:])
             return
-        word = before.rsplit(None, 1)[-1] if before.strip() and not before[-1].isspace() else ""
-        if word.startswith("@"):
-            for path in path_candidates(self._cwd, word[1:]):
+        word = _at_word(before)
+        if word:
+            typed = word[1:]
+            if "/" in typed or typed.startswith(("~", ".")) or not typed:
+                # a path being typed: its folder's entries, one level at a time
+                found = path_candidates(self._cwd, typed)
+            else:
+                # what starts with it here (folders to browse into), then the project's files
+                # that match it best
+                found = path_candidates(self._cwd, typed)
+                found += [p for p in rank_paths(typed, self._files.files()) if p not in found]
+            for path in found:
                 yield Completion("@" + path, start_position=-len(word), display=path)
 
     async def get_completions_async(
@@ -88,6 +108,10 @@ class EditorCompleter(Completer):
                 if isinstance(candidate, str) and candidate.startswith(argument):
                     yield Completion(candidate, start_position=-len(argument))
             return
+        if _at_word(before)[1:] and "/" not in _at_word(before):
+            # A project-wide search: list the files off the event loop (a big tree must not
+            # freeze the editor); ranking them is quick.
+            await asyncio.to_thread(self._files.files)
         for completion in self.get_completions(document, complete_event):
             yield completion
 
