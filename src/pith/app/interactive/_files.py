@@ -17,6 +17,8 @@ __all__ = ["ProjectFiles", "fuzzy_score", "rank_paths"]
 
 _MAX_FILES = 50_000
 _FRESH_SECONDS = 5.0
+_LIST_SECONDS = 3.0
+"""How long a listing may take; a tree too big for it is searched in what came by then."""
 
 
 def fuzzy_score(query: str, path: str) -> int | None:
@@ -76,13 +78,16 @@ class ProjectFiles:
                     [rg, "--files", "--hidden", "--glob", "!.git"],
                     cwd=self.cwd,
                     capture_output=True,
-                    timeout=5,
+                    timeout=_LIST_SECONDS,
                     check=False,
                 )
-                lines = done.stdout.decode("utf-8", "replace").splitlines()
-                return [line.removeprefix("./") for line in lines[:_MAX_FILES]]
+                output: bytes = done.stdout
+            except subprocess.TimeoutExpired as slow:  # a huge tree: what came in time
+                output = slow.output or b""
             except (OSError, subprocess.SubprocessError):
-                pass
+                output = b""
+            lines = output.decode("utf-8", "replace").splitlines()
+            return [line.removeprefix("./") for line in lines[:_MAX_FILES]]
         found: list[str] = []
         try:
             for path in list_files(self.cwd, require_git=False):
