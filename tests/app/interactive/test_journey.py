@@ -332,3 +332,21 @@ def test_at_and_a_fragment_finds_a_file_deep_in_the_project(tmp_path: Path) -> N
         term.wait_screen("› explain @src/pith/loaders/settings_loader.py")
         term.type("\x03")
         assert term.quit() == 0
+
+
+def test_settings_toggles_a_setting_and_saves_it(tmp_path: Path) -> None:
+    import json
+
+    with FakeServer({"turns": []}) as server, Terminal(tmp_path, server) as term:
+        term.ready()
+        term.enter("/settings")
+        term.wait_screen("Auto-compaction: on")
+        term.enter()  # the first row: Auto-compaction
+        term.wait_for("Auto-compaction: off (saved to")
+        term.wait_screen("Auto-compaction: off")
+        term.type("\x1b[F")  # End: "Done"
+        term.enter()
+        term.drain(0.5)
+        assert term.quit() == 0
+        saved = json.loads((term.agent / "settings.json").read_text())
+    assert saved["compaction"]["enabled"] is False
