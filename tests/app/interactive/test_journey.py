@@ -350,3 +350,32 @@ def test_settings_toggles_a_setting_and_saves_it(tmp_path: Path) -> None:
         assert term.quit() == 0
         saved = json.loads((term.agent / "settings.json").read_text())
     assert saved["compaction"]["enabled"] is False
+
+
+def test_new_then_resume_goes_back_to_the_first_conversation(tmp_path: Path) -> None:
+    script = {
+        "turns": [
+            {"text": "noted the teapot"},
+            {"text": "fresh start"},
+            {"text": "teapot again", "expect": ["remember the teapot"]},
+        ]
+    }
+    with FakeServer(script) as server, Terminal(tmp_path, server) as term:
+        term.ready()
+        term.enter("remember the teapot")
+        term.wait_for("noted the teapot")
+        term.enter("/new")
+        term.wait_for("A new session")
+        term.enter("something else")
+        term.wait_for("fresh start")
+        term.enter("/resume")
+        term.wait_screen("Resume which session?")
+        term.wait_screen("remember the teapot")
+        term.enter()
+        term.wait_for("Resumed")
+        term.enter("and now?")
+        term.wait_for("teapot again")
+        assert term.quit() == 0
+        assert server.problems() == []
+    files = list((term.agent / "sessions").rglob("*.jsonl"))
+    assert len(files) == 2
