@@ -95,12 +95,8 @@ async def _compress(pruner: Pruner, plan: ChainPlan, ctx: ExtensionContext) -> b
             tool_calls=records,
             backfilled=True,
         )
-        try:
-            pruner.api.append_entry(INDEX_TYPE, msgspec.to_builtins(entry))
-        except PithError as error:
-            ctx.ui.notify(f"cannot compress a chain: {error}", "warning")
+        if not _append(pruner, INDEX_TYPE, entry, ctx):
             return False
-        pruner.written = True
         index.add_batch(entry)
     protected = set(chain.protected_keys)
     keys = [key for key in chain.keys if key not in protected and index.resolve(key) is not None]
@@ -119,12 +115,8 @@ async def _compress(pruner: Pruner, plan: ChainPlan, ctx: ExtensionContext) -> b
         body=body,
         body_source=source,
     )
-    try:
-        pruner.api.append_entry(CHAIN_TYPE, msgspec.to_builtins(chain_entry))
-    except PithError as error:
-        ctx.ui.notify(f"cannot compress a chain: {error}", "warning")
+    if not _append(pruner, CHAIN_TYPE, chain_entry, ctx):
         return False
-    pruner.written = True
     index.add_chain(chain_entry)
     pruner.stats = msgspec.structs.replace(
         pruner.stats,
@@ -155,3 +147,14 @@ async def compress_chains(
         done += await _compress(pruner, plan, ctx)
     pruner.save_stats(ctx)
     return done
+
+
+def _append(pruner: Pruner, custom_type: str, data: object, ctx: ExtensionContext) -> bool:
+    """Write one entry of the compression; False (with a warning) when the session refused."""
+    try:
+        pruner.api.append_entry(custom_type, msgspec.to_builtins(data))
+    except PithError as error:
+        ctx.ui.notify(f"cannot compress a chain: {error}", "warning")
+        return False
+    pruner.written = True
+    return True
