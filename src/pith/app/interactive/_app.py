@@ -23,7 +23,7 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,6 +47,8 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.styles import Style
 from rich.text import Text
 
+from pith.agent import MessageEnd
+from pith.ai import AssistantMessage
 from pith.app._commands import BUILTIN_COMMANDS, parse_builtin
 from pith.app._events import AgentSettled, CompactionEnd, SessionEvent
 from pith.app.interactive._complete import CommandInfo, EditorCompleter
@@ -109,7 +111,6 @@ class InteractiveApp:
         self._side: set[asyncio.Task[None]] = set()
         self.last_ctrl_c = 0.0
         """When Ctrl+C last hit an empty, idle editor (twice within 1.5 s quits)."""
-        self._quit = False
         self._display_failed = False
         self._unsubscribe: Callable[[], None] | None = None
         guard = session.config.data.get("guard")
@@ -215,8 +216,8 @@ class InteractiveApp:
         return app
 
     def _live_height(self) -> Dimension:
-        lines = self._live_text_raw().count("\n") + 1 if self._live_text_raw() else 0
-        return Dimension.exact(lines)
+        text = self._live_text_raw()
+        return Dimension.exact(text.count("\n") + 1 if text else 0)
 
     def _live_limit(self) -> int:
         return max(3, self._rows() - 8)
@@ -373,9 +374,7 @@ class InteractiveApp:
         if not self.app.is_running:  # asked before the editor is up (an extension starting)
             return await _ask_alone(title, options, placeholder)
         async with self._ask_lock:
-            question = Question(
-                title, list(options) if options is not None else None, initial, placeholder
-            )
+            question = Question(title, list(options) if options is not None else None, initial)
             self.question = question
             self.answer.reset(Document(placeholder or ""))
             self._focus(self._answer_window if question.is_input else None)
@@ -441,10 +440,10 @@ class InteractiveApp:
             return
         self._spawn(self._prompt(stripped), main=not self.session.agent.is_running)
 
-    def _spawn(self, work: object, *, main: bool = False) -> None:
+    def _spawn(self, work: Awaitable[None], *, main: bool = False) -> None:
         async def guarded() -> None:
             try:
-                await work  # type: ignore[misc]
+                await work
             except InputError as error:
                 self.transcript.notice(str(error), "error")
             except asyncio.CancelledError:
@@ -517,7 +516,6 @@ class InteractiveApp:
         self.refresh()
 
     def quit(self) -> None:
-        self._quit = True
         if self.busy:
             self.session.abort()
         if self.app.is_running:
@@ -529,10 +527,10 @@ class InteractiveApp:
         try:
             self._sync_width()
             self.transcript.handle(event)
-            if isinstance(event, AgentSettled | CompactionEnd) or getattr(event, "type", "") in (
-                "message_end",
-                "agent_end",
-            ):
+            # The footer's figures change with a reply (usage, cost) or a compaction; summing
+            # them on every event would walk the whole session for each tool result.
+            reply = isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage)
+            if reply or isinstance(event, AgentSettled | CompactionEnd):
                 self.refresh_footer()
         except Exception as error:  # showing it must never break the run itself
             if not self._display_failed:

@@ -30,7 +30,6 @@ class Question:
     title: str
     options: list[str] | None = None
     index: int = 0
-    placeholder: str | None = None
     future: asyncio.Future[int | str | None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )

@@ -62,15 +62,11 @@ def entry_summary(entry: SessionEntry) -> str | None:
 
 
 def tree_rows(store: SessionStore) -> list[TreeRow]:
-    branch = {entry.id for entry in store.get_branch()}
-    leaf = store.leaf_id
-    shown_leaf: str | None = None
+    path = store.get_branch()
+    branch = {entry.id for entry in path}
     # The leaf may be an entry not shown (a tool result, a model change): mark its nearest
     # shown ancestor instead.
-    for entry in reversed(store.get_branch()):
-        if entry_summary(entry) is not None:
-            shown_leaf = entry.id
-            break
+    shown_leaf = next((e.id for e in reversed(path) if entry_summary(e) is not None), None)
     rows: list[TreeRow] = []
     stack: list[tuple[TreeNode, int]] = [(root, 0) for root in reversed(store.tree())]
     while stack:
@@ -83,13 +79,14 @@ def tree_rows(store: SessionStore) -> list[TreeRow]:
             label = f" [{node.label}]" if node.label else ""
             rows.append(
                 TreeRow(
-                    entry.id, f"{'  ' * depth}{mark} {summary}{label}", is_leaf, entry.id in branch
+                    entry.id,
+                    f"{'  ' * depth}{mark} {summary}{label}",
+                    is_leaf,
+                    entry.id in branch,
                 )
             )
         children = node.children
         step = 1 if len(children) > 1 else 0
         for child in reversed(children):
             stack.append((child, depth + step))
-    if leaf is None and rows:
-        return rows
     return rows
