@@ -29,8 +29,6 @@ class AnthropicHTTP:
             {"x-api-key": api_key, "anthropic-version": API_VERSION, **headers},
             timeout,
         )
-        self.url = self.stream.url
-        self.headers = self.stream.headers
 
     async def events(self, body: JsonObject) -> AsyncIterator[JsonObject]:
         """The stream's events (`ping` left out); raises `StatusError` for an API error."""
