@@ -108,7 +108,8 @@ class EditorCompleter(Completer):
                 if isinstance(candidate, str) and candidate.startswith(argument):
                     yield Completion(candidate, start_position=-len(argument))
             return
-        if _at_word(before)[1:] and "/" not in _at_word(before):
+        word = _at_word(before)
+        if word[1:] and "/" not in word:
             # A project-wide search: list the files off the event loop (a big tree must not
             # freeze the editor); ranking them is quick.
             await asyncio.to_thread(self._files.files)
