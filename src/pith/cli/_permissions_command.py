@@ -50,12 +50,12 @@ def run(argv: list[str]) -> int:
 async def _run(options: argparse.Namespace) -> int:
     from pith.ext.permissions import (
         PermissionConfigError,
-        PermissionLayer,
-        Ruleset,
         Situation,
-        build_rules,
+        build_ruleset,
         decide,
         describe_decision,
+        permission_layers,
+        pith_package_dir,
     )
     from pith.resources import agent_dir, load_settings, resolve_project_trust
 
@@ -72,9 +72,9 @@ async def _run(options: argparse.Namespace) -> int:
     )
     if resolution.trusted:
         settings = settings.with_project(cwd)
-    layers = [PermissionLayer(str(path), data.get("permission")) for path, data in settings.layers]
+    layers = permission_layers(settings.layers, cwd)
     try:
-        rules = Ruleset(build_rules(layers), os.path.expanduser("~"))
+        rules = build_ruleset(layers, os.path.expanduser("~"))
     except PermissionConfigError as error:
         raise ConfigError(str(error)) from None
     if options.command == "show":
@@ -85,7 +85,13 @@ async def _run(options: argparse.Namespace) -> int:
         print(f"project {cwd}: {project}")
         return 0
     arguments = _arguments(options.args)
-    situation = Situation(cwd, os.path.expanduser("~"), (str(home),))
+    situation = Situation(
+        cwd,
+        os.path.expanduser("~"),
+        (str(home),),
+        agent_dir=str(home),
+        package_dir=pith_package_dir(),
+    )
     decision = decide(rules, options.tool, arguments, situation)
     if options.json:
         finding = decision.finding

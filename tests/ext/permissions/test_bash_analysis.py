@@ -419,7 +419,6 @@ def test_a_nested_shell_payload_is_found_through_indirections() -> None:
         "find . -name '*.py'",
         "trap - EXIT",
         "trap -p",
-        "bash script.sh arg",
         "xargs",
     ],
 )
@@ -427,6 +426,13 @@ def test_these_are_not_wrappers(command: str) -> None:
     # decision 12; the benign cases of issue 8
     result = analyze(command)
     assert all(u.wrapper is None for u in result.units), result.units
+
+
+def test_a_readable_script_file_is_not_a_wrapper(tmp_path: Path) -> None:
+    (tmp_path / "script.sh").write_text("echo hi\n")
+    result = analyze("bash script.sh arg", str(tmp_path))
+    assert all(u.wrapper is None for u in result.units), result.units
+    assert "echo hi" in texts(result)
 
 
 def test_grep_for_sudo_has_one_unit() -> None:

@@ -7,7 +7,14 @@ runs and touches), `_gates` (the decision), `_suggest` (patterns to approve) —
 `_extension`, which wires them to pith's events.
 """
 
-from pith.ext.permissions._config import PermissionConfigError, PermissionLayer, build_rules
+from pith.ext.permissions._config import (
+    PermissionConfigError,
+    PermissionLayer,
+    build_rules,
+    build_ruleset,
+    permission_layers,
+)
+from pith.ext.permissions._control import pith_package_dir
 from pith.ext.permissions._extension import describe_decision, register
 from pith.ext.permissions._gates import Decision, Finding, Situation, decide
 from pith.ext.permissions._rules import Rule, Ruleset
@@ -21,7 +28,10 @@ __all__ = [
     "Ruleset",
     "Situation",
     "build_rules",
+    "build_ruleset",
     "decide",
     "describe_decision",
+    "permission_layers",
+    "pith_package_dir",
     "register",
 ]

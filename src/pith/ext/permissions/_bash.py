@@ -21,7 +21,8 @@ this bare word name a file".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from pith.ext.permissions._bash_argv import Mode, Origin, Wrapper
 from pith.ext.permissions._bash_state import State
@@ -47,7 +48,8 @@ class CommandUnit:
     `pipeline`, `background` (`&`, `coproc`), `subshell`, `group`, `control` (conditions and
     bodies of if/while/until/for/case), `function` (a function body), `substitution`
     (`$(…)`, backticks), `process_substitution`, `assignment` (inside an assignment value),
-    `heredoc` (inside a here-document body), `payload` (the command a wrapper runs)."""
+    `heredoc` (inside a here-document body), `payload` (the command a wrapper runs),
+    `script` (a command in a script file the command runs)."""
     wrapper: Wrapper | None
     """`opaque`: runs shell text the unit's words do not show (`eval`, `bash -c`, `… | sh`,
     `trap '…'`, `source <(…)`, a command name that is not literal); `indirection`: runs the
@@ -55,6 +57,10 @@ class CommandUnit:
     let a wrapper through on an `allow`; the command it runs is a unit of its own when known."""
     source: str
     """The command's text as written (a payload unit: its wrapper's text), for messages."""
+    note: str | None = None
+    """Why the unit is never allowed by a broad rule, when it is not a plain wrapper: it
+    changes pith's own controls (`pith trust --yes`), or it runs a script file that cannot
+    be judged."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,8 @@ class BashAnalysis:
     commands not known here are not listed (decision 11)."""
     error: str | None
     """The parser's message when the command does not parse (the gates then ask)."""
+    unresolved_modes: Mapping[str, frozenset[Mode]] = field(default_factory=dict)
+    """What the command does to each of `unresolved_path_operands`."""
 
 
 def analyze_bash(command: str, cwd: str, home: str) -> BashAnalysis:
@@ -111,4 +119,5 @@ def analyze_bash(command: str, cwd: str, home: str) -> BashAnalysis:
         tuple(PathAccess(*path) for path in walker.paths),
         tuple(walker.unresolved),
         error=None,
+        unresolved_modes={key: frozenset(modes) for key, modes in walker.unresolved.items()},
     )

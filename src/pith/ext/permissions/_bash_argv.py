@@ -34,7 +34,7 @@ Mode = Literal["read", "write", "access"]
 
 Origin = Literal["operand", "redirect", "cd", "option"]
 
-Wrapper = Literal["opaque", "indirection"]
+Wrapper = Literal["opaque", "indirection", "control"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,10 @@ class Facts:
     """It may change this shell's directory or variables in a way not modelled (`source`)."""
     same_shell: bool = False
     """Its command runs in this shell (`command cd x` changes directory)."""
+    script_files: list[Arg] = field(default_factory=list)
+    """Files whose text it runs as shell code (`bash FILE`, `source FILE`)."""
+    control: str | None = None
+    """Why it changes pith's own controls (`pith trust --yes`, `git -c core.fsmonitor=…`)."""
 
 
 def basename(name: str) -> str:

@@ -19,6 +19,7 @@ from typing import Literal
 
 from pith.ext.permissions._bash_argv import Arg, Facts, Mode, Origin, Unknown, Wrapper, basename
 from pith.ext.permissions._bash_files import FILE_TESTS
+from pith.ext.permissions._bash_scripts import ScriptText, read_script, shell_script_kind
 from pith.ext.permissions._bash_state import Flow, State, taint
 from pith.ext.permissions._bash_words import (
     Expansion,
@@ -54,10 +55,11 @@ Context = Literal[
     "assignment",
     "heredoc",
     "payload",
+    "script",
 ]
 
-UnitTuple = tuple[tuple[str, ...], Context, Wrapper | None, str]
-"""A command unit: texts, context, wrapper, source."""
+UnitTuple = tuple[tuple[str, ...], Context, Wrapper | None, str, str | None]
+"""A command unit: texts, context, wrapper, source, note."""
 PathTuple = tuple[str, str | None, Mode, Origin, str]
 """A path access: path, directory, mode, origin, command."""
 
@@ -67,6 +69,8 @@ _CODE = re.compile(r"\$\(|`")
 _SHELL_STARTUP = frozenset({"BASH_ENV", "ENV"})
 """Variables naming a file every non-interactive shell runs first (`BASH_ENV=<(curl …)`)."""
 _CODE_DELIMITER = "PITH_LITERAL_CODE_END"
+_KEEPS_CONTENT = frozenset({"chmod", "chown", "chgrp", "touch"})
+"""Commands that modify a file without changing what it says."""
 
 
 @dataclass
@@ -87,7 +91,7 @@ class Walker:
         self.home = home
         self.units: dict[UnitTuple, None] = {}
         self.paths: dict[PathTuple, None] = {}
-        self.unresolved: dict[str, None] = {}
+        self.unresolved: dict[str, set[Mode]] = {}
         self.tainted: frozenset[str] = frozenset()
         self.split_safe = True
         self.glob_safe = True
@@ -97,9 +101,17 @@ class Walker:
     # --- output ---
 
     def _unit(
-        self, texts: tuple[str, ...], context: Context, wrapper: Wrapper | None, source: str
+        self,
+        texts: tuple[str, ...],
+        context: Context,
+        wrapper: Wrapper | None,
+        source: str,
+        note: str | None = None,
     ) -> None:
-        self.units[texts, context, wrapper, source] = None
+        self.units[texts, context, wrapper, source, note] = None
+
+    def _unresolved(self, source: str, mode: Mode) -> None:
+        self.unresolved.setdefault(source, set()).add(mode)
 
     def _path(
         self, path: str, directory: str | None, mode: Mode, origin: Origin, command: str
@@ -334,7 +346,7 @@ class Walker:
         for directory in state.dirs:
             expansion = expand_word(word, self._scope(state, directory))
             if expansion is None:
-                self.unresolved[source_slice(data, word)] = None
+                self._unresolved(source_slice(data, word), mode)
                 continue
             for path in expansion.fields:
                 self._path(path, directory, mode, origin, command)
@@ -427,14 +439,29 @@ class Walker:
             self._unit(texts, context, "opaque", source)
             return _Effect(shell_effect=True)
         facts = analyze_argv(argv, self.home)
-        wrapper = facts.wrapper
-        self._unit(texts, context, wrapper, source)
+        name = argv[0]
+        if "/" in name and facts.wrapper is None and not facts.script_files:
+            kind = "missing" if directory is None else shell_script_kind(name, directory)
+            if kind == "shell":
+                facts.script_files.append(name)  # `./build.sh`: bash runs its text
+        wrapper, note = facts.wrapper, facts.control
+        scripts = [self._script_text(path, directory) for path in facts.script_files]
+        for script in scripts:
+            if isinstance(script, str):
+                wrapper, note = "opaque", script
+        self._unit(texts, context, wrapper, source, note)
         self._facts_paths(facts, directory, texts[0], stands_for)
         effect = _Effect(facts.chdir, facts.chdir_unknown, facts.shell_effect, list(facts.evals))
         if self.depth >= _MAX_DEPTH:
             return effect
         self.depth += 1
         try:
+            for script in scripts:
+                if not isinstance(script, ScriptText) or script.text is None:
+                    continue
+                if self._payload(script.text, State((directory,), {}), "script") is None:
+                    problem = f"runs the script {script.path}, which could not be parsed"
+                    self._unit(texts, context, "opaque", source, problem)
             for command, chdir, stands_for in facts.commands:
                 inner = self._chdir(directory, _Effect(chdir=chdir)) if chdir else directory
                 texts = _argv_texts(command)
@@ -450,6 +477,26 @@ class Walker:
             self.depth -= 1
         return effect
 
+    def _script_text(self, path: Arg, directory: str | None) -> ScriptText | str:
+        """The text of a script file the command runs, or why it cannot be judged."""
+        if isinstance(path, Unknown):
+            return f"runs a script only known when the command runs ({path.source})"
+        if directory is None and not path.startswith("/"):
+            return f"runs {path} from a folder only known when the command runs"
+        base = directory or "/"
+        absolute = posixpath.normpath(posixpath.join(base, path))
+        if any(
+            mode == "write"
+            and basename(command.split(" ", 1)[0]) not in _KEEPS_CONTENT
+            and posixpath.normpath(posixpath.join(where or base, written)) == absolute
+            for written, where, mode, _origin, command in self.paths
+        ):
+            return f"runs {path}, which the same command writes first"
+        script = read_script(path, base)
+        if script.text is None:
+            return f"runs the script {path}, which cannot be read ({script.problem})"
+        return script
+
     def _facts_paths(
         self, facts: Facts, directory: str | None, command: str, stands_for: tuple[Arg, ...] | None
     ) -> None:
@@ -457,7 +504,7 @@ class Walker:
             targets = (path,) if stands_for is None or path != "{}" else stands_for
             for arg in targets:
                 if isinstance(arg, Unknown):
-                    self.unresolved[arg.source] = None
+                    self._unresolved(arg.source, mode)
                 else:
                     self._path(arg, directory, mode, origin, command)
         for token, origin, bare in facts.guesses:

@@ -21,9 +21,10 @@ from pith.ext.permissions._bash_argv import (
     scan,
     words,
 )
+from pith.ext.permissions._bash_controls import git_facts, pith_arguments, pith_changes_controls
 from pith.ext.permissions._bash_files import path_facts
 
-__all__ = ["SHELLS", "analyze_argv"]
+__all__ = ["PRIVILEGE", "SHELLS", "analyze_argv"]
 
 
 def _find(args: Sequence[Arg]) -> Facts:
@@ -129,6 +130,8 @@ def _shell(args: Sequence[Arg]) -> Facts:
             # `bash <(curl …)`, `bash "$script"`: shell code the text does not show.
             facts.wrapper = "opaque"
             facts.stdin_script = script == "/dev/stdin"
+        else:
+            facts.script_files.append(script)
     return facts
 
 
@@ -311,6 +314,8 @@ def _source(args: Sequence[Arg]) -> Facts:
     if isinstance(script, Unknown) or _DEVICE_INPUT.fullmatch(script):
         facts.wrapper = "opaque"
         facts.stdin_script = script == "/dev/stdin"
+    else:
+        facts.script_files.append(script)
     facts.paths.append((script, "read", "operand"))
     return facts
 
@@ -345,6 +350,19 @@ def _enable(args: Sequence[Arg]) -> Facts:
     return Facts()
 
 
+def _runuser(args: Sequence[Arg]) -> Facts:
+    options, operands = scan(args, posix("cgGuws", "command group supp-group user shell"))
+    if any(name in ("-c", "--command") for name, _ in options):
+        return _su(args)
+    if any(name in ("-u", "--user") for name, _ in options) and operands:
+        return Facts(wrapper="indirection", commands=[(list(operands), None, ())])
+    return Facts(wrapper="opaque", stdin_script=True)
+
+
+PRIVILEGE = frozenset({"sudo", "doas", "su", "pkexec", "runuser", "sudoedit"})
+"""Commands that run another command as another user (root): never allowed by a broad rule."""
+
+
 _WRAPPERS: dict[str, Callable[[Sequence[Arg]], Facts]] = {
     "sudo": _sudo,
     "doas": _indirection(posix("Cu")),
@@ -368,6 +386,8 @@ _WRAPPERS: dict[str, Callable[[Sequence[Arg]], Facts]] = {
     "flock": _flock,
     "busybox": _indirection(posix()),
     "su": _su,
+    "runuser": _runuser,
+    "pkexec": _indirection(posix("u", "user")),
     "eval": _eval,
     "trap": _trap,
     "alias": _alias,
@@ -386,6 +406,14 @@ def analyze_argv(argv: Sequence[Arg], home: str | None) -> Facts:
     name = argv[0]
     assert isinstance(name, str)
     command, args = basename(name), argv[1:]
+    own = pith_arguments(argv)
+    if own is not None:
+        reason = pith_changes_controls(own)
+        return Facts(wrapper="control", control=reason) if reason else Facts()
+    if command == "git":
+        git = git_facts(args)
+        if git is not None:
+            return git
     if command in SHELLS:
         return _shell(args)
     if command == "sudoedit":

@@ -12,6 +12,9 @@ a trusted project's — per surface (spec/decisions.md 3, spec/extensions.md B.2
 - a pattern map over a plain state keeps that state as its `*` unless the map has its own
   `*`, in which case the map replaces it.
 
+The project's layer narrows, never widens: where the user's own rules deny or ask, the
+project's allow does not count (`build_ruleset` keeps the user's rules as a floor).
+
 The shape is the one `schemas/permissions.schema.json` describes; a value of the wrong shape
 stops the whole section with a message naming the file, the line and the key.
 """
@@ -20,17 +23,20 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pith.ext.permissions._rules import Rule, State
+from pith.ext.permissions._rules import Rule, Ruleset, State
 
 __all__ = [
     "DEFAULT_PERMISSIONS",
     "PermissionConfigError",
     "PermissionLayer",
     "build_rules",
+    "build_ruleset",
+    "permission_layers",
 ]
 
 DEFAULT_PERMISSIONS: dict[str, State] = {"*": "allow", "external_directory": "ask"}
@@ -49,6 +55,8 @@ class PermissionLayer:
 
     origin: str
     section: object
+    project: bool = False
+    """The project's own layer (`.pith/settings.json`)."""
 
 
 @dataclass
@@ -56,6 +64,7 @@ class _Entry:
     state: State
     reason: str | None
     origin: str
+    project: bool = False
 
 
 def _line_of(origin: str, needle: str) -> int:
@@ -105,12 +114,12 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
-def _surface(origin: str, surface: str, value: object) -> dict[str, _Entry]:
+def _surface(origin: str, surface: str, value: object, project: bool) -> dict[str, _Entry]:
     """One surface's patterns, checked."""
     where = f"[{json.dumps(surface)}]"
     if isinstance(value, str) or (isinstance(value, Mapping) and "action" in value):
         state, reason = _value(origin, where, surface, value)
-        return {"*": _Entry(state, reason, origin)}
+        return {"*": _Entry(state, reason, origin, project)}
     if not isinstance(value, Mapping):
         raise _fail(origin, where, surface, f"must be {_EXAMPLE} or a map of patterns")
     patterns: dict[str, _Entry] = {}
@@ -118,7 +127,7 @@ def _surface(origin: str, surface: str, value: object) -> dict[str, _Entry]:
         if not isinstance(pattern, str) or not pattern.strip():
             raise _fail(origin, where, surface, "a pattern must be non-empty text")
         state, reason = _value(origin, f"{where}[{json.dumps(pattern)}]", pattern, item)
-        patterns[pattern] = _Entry(state, reason, origin)
+        patterns[pattern] = _Entry(state, reason, origin, project)
     return patterns
 
 
@@ -137,6 +146,31 @@ def _merge(
     combined = dict(below)
     combined.update(patterns)
     merged[surface] = combined
+
+
+def permission_layers(
+    settings_layers: Sequence[tuple[object, Mapping[str, object]]], cwd: str
+) -> list[PermissionLayer]:
+    """The `permission` sections of settings layers `(file, data)`, the project's own
+    (`<cwd>/.pith/settings.json`) marked as such."""
+    project_file = os.path.realpath(os.path.join(cwd, ".pith", "settings.json"))
+    return [
+        PermissionLayer(
+            str(path),
+            data.get("permission"),
+            project=os.path.realpath(str(path)) == project_file,
+        )
+        for path, data in settings_layers
+    ]
+
+
+def build_ruleset(layers: Sequence[PermissionLayer], home: str) -> Ruleset:
+    """The rules of `layers`, with the user's own rules as the floor the project's layer
+    cannot go below (a user's deny or ask is never weakened by the project)."""
+    rules = build_rules(layers)
+    if not any(layer.project and layer.section is not None for layer in layers):
+        return Ruleset(rules, home)
+    return Ruleset(rules, home, build_rules([layer for layer in layers if not layer.project]))
 
 
 def build_rules(layers: Sequence[PermissionLayer]) -> list[Rule]:
@@ -160,9 +194,9 @@ def build_rules(layers: Sequence[PermissionLayer]) -> list[Rule]:
         for surface, value in section.items():
             if not isinstance(surface, str) or not surface:
                 raise _fail(layer.origin, "", "permission", "a surface must be non-empty text")
-            _merge(merged, surface, value, _surface(layer.origin, surface, value))
+            _merge(merged, surface, value, _surface(layer.origin, surface, value, layer.project))
     return [
-        Rule(surface, pattern, entry.state, entry.origin, entry.reason)
+        Rule(surface, pattern, entry.state, entry.origin, entry.reason, entry.project)
         for surface, patterns in merged.items()
         for pattern, entry in patterns.items()
     ]

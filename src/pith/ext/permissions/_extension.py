@@ -25,13 +25,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pith.ext.permissions._config import PermissionConfigError, PermissionLayer, build_rules
+from pith.ext.permissions._config import (
+    PermissionConfigError,
+    build_ruleset,
+    permission_layers,
+)
+from pith.ext.permissions._control import pith_package_dir
 from pith.ext.permissions._gates import Decision, Finding, Situation, decide
 from pith.ext.permissions._log import LOG_NAME, ReviewLog, mask_secrets
 from pith.ext.permissions._persist import add_allow_rule
 from pith.ext.permissions._rules import Rule, Ruleset
+from pith.ext.permissions._watch import ControlWatch
 from pith.extensions import ExtensionAPI, ExtensionContext, InputResult, ToolCallDecision
-from pith.extensions.events import BeforeAgentStart, Input, ToolCallEvent
+from pith.extensions.events import BeforeAgentStart, Input, ToolCallEvent, ToolResultEvent
 from pith.resources.settings import PROJECT_SETTINGS, SETTINGS_FILE, SettingsWriteError
 
 __all__ = ["Permissions", "describe_decision", "register"]
@@ -105,6 +111,7 @@ class Permissions:
     log: ReviewLog | None = None
     layers: list[tuple[str, dict[str, object]]] = field(default_factory=list)
     trusted: bool = False
+    watch: ControlWatch | None = None
 
     # --- set-up ------------------------------------------------------------------------------
 
@@ -112,23 +119,39 @@ class Permissions:
         """Read the rules from the settings layers (the user's, then a trusted project's)."""
         self.layers = ctx.settings_layers
         self.trusted = ctx.is_project_trusted()
-        layers = [PermissionLayer(path, data.get("permission")) for path, data in self.layers]
+        layers = permission_layers(self.layers, ctx.cwd)
         try:
-            self.rules = Ruleset(build_rules(layers), _home())
+            self.rules = build_ruleset(layers, _home())
             self.error = None
         except PermissionConfigError as error:
             self.rules = None
             self.error = str(error)
             ctx.ui.notify(f"{error}; every tool call is refused until it is fixed", "error")
         agent_dir = self.api.agent_dir
+        self.watch = ControlWatch(agent_dir, ctx.cwd)
         if self.log is None:
             path = agent_dir / "logs" / LOG_NAME if agent_dir is not None else None
             self.log = ReviewLog(path, lambda message: ctx.ui.notify(message, "warning"))
 
+    def notice_changes(self, tool: str, ctx: ExtensionContext) -> None:
+        """Tell the person when a tool call changed pith's settings, trust or extensions."""
+        if self.watch is None:
+            return
+        for path in self.watch.changes():
+            ctx.ui.notify(
+                f"the {tool} call changed {path}: pith's settings, trust or extensions changed "
+                "during this run; this run keeps the rules it started with, the next start "
+                "uses the new ones",
+                "warning",
+            )
+
     def situation(self, cwd: str) -> Situation:
         reads = [str(self.api.agent_dir)] if self.api.agent_dir is not None else []
         reads.extend(self.skills.values())
-        return Situation(cwd, _home(), tuple(reads), dict(self.skills))
+        agent_dir = str(self.api.agent_dir) if self.api.agent_dir is not None else None
+        return Situation(
+            cwd, _home(), tuple(reads), dict(self.skills), agent_dir, pith_package_dir()
+        )
 
     def allowed_tools(self, names: Sequence[str]) -> list[str]:
         """`names` without the tools the rules deny outright."""
@@ -352,11 +375,15 @@ def register(api: ExtensionAPI) -> None:
     def on_shutdown(event: object, ctx: ExtensionContext) -> None:
         state.session_rules.clear()
 
+    def on_tool_result(event: ToolResultEvent, ctx: ExtensionContext) -> None:
+        state.notice_changes(event.tool_name, ctx)
+
     api.on("session_start", on_start)
     api.on("session_shutdown", on_shutdown)
     api.on("before_agent_start", state.on_before_agent_start)
     api.on("input", state.on_input)
     api.on("tool_call", state.on_tool_call)
+    api.on("tool_result", on_tool_result)
     api.register_command(
         "permissions",
         state.on_command,

@@ -22,14 +22,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pith.ext.permissions._bash import BashAnalysis, PathAccess, analyze_bash
+from pith.ext.permissions._bash import BashAnalysis, CommandUnit, PathAccess, analyze_bash
+from pith.ext.permissions._bash_wrappers import PRIVILEGE
+from pith.ext.permissions._control import control_area, names_area
 from pith.ext.permissions._paths import PathForms, path_forms
 from pith.ext.permissions._rules import PATH_TOOLS, STRICTNESS, Rule, Ruleset, State, Verdict
 from pith.ext.permissions._suggest import suggest_command, suggest_path
 
 __all__ = ["Decision", "Finding", "Gate", "Situation", "decide", "tool_path"]
 
-Gate = Literal["skill", "path", "external_directory", "bash_path", "tool", "loop"]
+Gate = Literal["skill", "path", "external_directory", "control", "bash_path", "tool", "loop"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ class Situation:
     folders): reading there is not an outside access."""
     skills: Mapping[str, str] = field(default_factory=dict)
     """Skill name → its folder, for the skill gate."""
+    agent_dir: str | None = None
+    """pith's agent directory (settings, trust store, keys): a control path."""
+    package_dir: str | None = None
+    """Where pith's own code is installed: a control path."""
 
 
 def tool_path(tool: str, arguments: Mapping[str, object]) -> str | None:
@@ -125,6 +131,12 @@ def _trusted_read(forms: PathForms, situation: Situation) -> bool:
     )
 
 
+def _suggest_for(forms: PathForms) -> str:
+    """The folder pattern to approve for a path: a path written with a trailing `/` names
+    the folder itself (`/other/src/` → `/other/src/*`), any other its parent's contents."""
+    return suggest_path(forms.resolved or forms.absolute, directory=forms.typed.endswith("/"))
+
+
 def _path_findings(
     rules: Ruleset,
     forms: PathForms,
@@ -136,7 +148,7 @@ def _path_findings(
 ) -> list[Finding]:
     """The `path` and `external_directory` answers for one path."""
     out: list[Finding] = []
-    pattern = suggest_path(forms.resolved or forms.absolute)
+    pattern = _suggest_for(forms)
     verdict = rules.path("path", forms, fallback=False)
     if verdict is not None:
         out.append(_finding(verdict, gate_path, approve=(("path", pattern),)))
@@ -154,6 +166,43 @@ def _path_findings(
     return out
 
 
+def _control_findings(
+    rules: Ruleset, forms: PathForms, situation: Situation, surfaces: Sequence[str]
+) -> list[Finding]:
+    """An ask for a change to a control path (see `_control`), unless the user allowed that
+    path by a rule that names it."""
+    area = control_area(
+        forms,
+        home=situation.home,
+        agent_dir=situation.agent_dir,
+        package_dir=situation.package_dir,
+    )
+    if area is None:
+        return []
+    for surface in surfaces:
+        verdict = rules.path(surface, forms, fallback=False)
+        if (
+            verdict is not None
+            and verdict.state == "allow"
+            and not verdict.rule.project
+            and names_area(verdict.rule.pattern, area, cwd=situation.cwd, home=situation.home)
+        ):
+            return []
+    exact = forms.resolved or forms.absolute
+    return [
+        Finding(
+            "ask",
+            "control",
+            surfaces[0],
+            forms.typed,
+            None,
+            f"{forms.shown} is {area.what}; changing it changes what pith allows or runs, so "
+            "a broad rule does not allow it",
+            approve=((surfaces[0], exact),),
+        )
+    ]
+
+
 def _skill_findings(rules: Ruleset, forms: PathForms, situation: Situation) -> list[Finding]:
     target = forms.resolved or forms.absolute
     out = []
@@ -166,6 +215,7 @@ def _skill_findings(rules: Ruleset, forms: PathForms, situation: Situation) -> l
 
 
 _READS_ONLY = frozenset({"read", "grep", "find", "ls"})
+_WRITES = frozenset({"write", "edit"})
 
 
 def _bash_path_findings(rules: Ruleset, access: PathAccess, situation: Situation) -> list[Finding]:
@@ -180,8 +230,22 @@ def _bash_path_findings(rules: Ruleset, access: PathAccess, situation: Situation
     out = _path_findings(
         rules, forms, situation, reading=reading, gate_path="bash_path", gate_outside="bash_path"
     )
+    if access.mode == "write":
+        out.extend(_control_findings(rules, forms, situation, ("write", "edit", "path")))
+    elif access.directory is None and not access.path.startswith("/") and _outside_denied(rules):
+        out.append(
+            Finding(
+                "ask",
+                "bash_path",
+                "external_directory",
+                access.path,
+                None,
+                f"where {access.path} is depends on a folder only known when the command runs, "
+                "and paths outside the working directory have a deny rule",
+            )
+        )
     surfaces = {"read": ("read",), "write": ("write", "edit")}.get(access.mode, ())
-    pattern = suggest_path(forms.resolved or forms.absolute)
+    pattern = _suggest_for(forms)
     for surface in surfaces:
         if rules.has_own_rules(surface):
             verdict = rules.path(surface, forms, own_only=True)
@@ -206,11 +270,15 @@ def _bash_findings(
             )
         ]
     out: list[Finding] = []
-    path_rules = any(rules.has_own_rules(s) for s in ("read", "write", "edit", "path"))
     for access in analysis.paths:
         out.extend(_bash_path_findings(rules, access, situation))
-    if analysis.unresolved_path_operands and path_rules:
-        operands = ", ".join(analysis.unresolved_path_operands)
+    unresolved = [
+        operand
+        for operand in analysis.unresolved_path_operands
+        if _unresolved_matters(rules, analysis.unresolved_modes.get(operand, frozenset()))
+    ]
+    if unresolved:
+        operands = ", ".join(unresolved)
         out.append(
             Finding(
                 "ask",
@@ -246,8 +314,17 @@ def _bash_findings(
         approve = (("bash", suggest_command(unit.texts[0])),) if unit.texts else ()
         if best is None:
             continue
+        guarded = unit.wrapper == "control" or _privileged(unit)
+        if best.state == "allow" and guarded and not _names_command(best):
+            out.append(_guarded(unit, best, approve))
+            continue
+        if unit.wrapper == "control":
+            out.append(_finding(best, "tool", approve=approve))
+            continue
         if unit.wrapper is not None and best.state == "allow" and _floors(unit.wrapper, rules):
             kind = "runs a command it hides" if unit.wrapper == "opaque" else "runs another command"
+            if unit.note:
+                kind = unit.note
             out.append(
                 Finding(
                     "ask",
@@ -262,6 +339,48 @@ def _bash_findings(
         else:
             out.append(_finding(best, "tool", approve=approve))
     return out
+
+
+def _outside_denied(rules: Ruleset) -> bool:
+    """Whether the configuration denies some path outside the working directory."""
+    return any(
+        rule.surface == "external_directory" and rule.state == "deny" and rule.origin != "default"
+        for rule in rules.rules
+    )
+
+
+_MODE_SURFACES = {"read": ("read", "path"), "write": ("write", "edit", "path"), "access": ("path",)}
+
+
+def _unresolved_matters(rules: Ruleset, modes: frozenset[str]) -> bool:
+    """Whether a path only known at run time must be asked about: some rule could judge it —
+    the own rules of the surfaces for what the command does to it (a read on `read` and
+    `path`, a write on `write`, `edit` and `path`), or a deny on paths outside."""
+    if _outside_denied(rules):
+        return True
+    surfaces = {s for mode in (modes or {"read", "write"}) for s in _MODE_SURFACES[mode]}
+    return any(rules.has_own_rules(surface) for surface in surfaces)
+
+
+def _privileged(unit: CommandUnit) -> bool:
+    """`sudo …`, `doas …`, `su -c …`, `pkexec …`, `runuser …`: runs as another user."""
+    return any(text.split(" ", 1)[0].rsplit("/", 1)[-1] in PRIVILEGE for text in unit.texts)
+
+
+def _names_command(verdict: Verdict) -> bool:
+    """Whether the allow came from a rule of the user's that names the command (`sudo apt *`,
+    `pith trust *`), not from `*` or the project's settings."""
+    head = verdict.rule.pattern.split("*", 1)[0].split("?", 1)[0].strip()
+    return bool(head) and not verdict.rule.project and verdict.rule.origin != "default"
+
+
+def _guarded(unit: CommandUnit, best: Verdict, approve: tuple[tuple[str, str], ...]) -> Finding:
+    if unit.wrapper == "control":
+        why = f"`{unit.source}` runs {unit.note}" if unit.note else f"`{unit.source}`"
+        note = f"{why}; only a rule naming this command allows it"
+    else:
+        note = f"`{unit.source}` runs a command as another user; only a rule naming it allows it"
+    return Finding("ask", "tool", "bash", best.value, best.rule, note, approve)
 
 
 def _floors(wrapper: str, rules: Ruleset) -> bool:
@@ -305,9 +424,11 @@ def decide(
                 gate_outside="external_directory",
             )
         )
+        if tool in _WRITES:
+            findings.extend(_control_findings(rules, forms, situation, (tool, "path")))
         verdict = rules.path(tool, forms) if tool in PATH_TOOLS else rules.command(tool, "*")
         if verdict is not None:
-            pattern = suggest_path(forms.resolved or forms.absolute) if tool in PATH_TOOLS else "*"
+            pattern = _suggest_for(forms) if tool in PATH_TOOLS else "*"
             findings.append(_finding(verdict, "tool", approve=((tool, pattern),)))
     else:
         verdict = rules.command(tool, "*")
@@ -321,8 +442,9 @@ _GATE_ORDER: dict[Gate, int] = {
     "skill": 1,
     "path": 2,
     "external_directory": 3,
-    "bash_path": 4,
-    "tool": 5,
+    "control": 4,
+    "bash_path": 5,
+    "tool": 6,
 }
 
 

@@ -48,6 +48,9 @@ class Rule:
     """Where it was written: `default`, a settings file, `session`, `--yes`."""
     reason: str | None = None
     """A deny's explanation, passed on to the model."""
+    project: bool = False
+    """Written in the project's settings (which may narrow the user's rules, never widen
+    them, and never unlock a control path)."""
 
     def describe(self) -> str:
         """`read["*.env"]=deny (~/.pith/agent/settings.json)`."""
@@ -76,11 +79,18 @@ def strictest(verdicts: Iterable[Verdict | None]) -> Verdict | None:
 
 
 class Ruleset:
-    """Rules in order (defaults, then each settings layer), and how surfaces judge values."""
+    """Rules in order (defaults, then each settings layer), and how surfaces judge values.
 
-    def __init__(self, rules: Sequence[Rule], home: str) -> None:
+    `floor`: the rules without the project's layer. When given, a deny or ask that the user's
+    own rules (not the defaults) give for a value is never weakened by the project's rules:
+    the stricter answer wins, so a project may narrow what the user allows but never widen
+    what the user denies or asks about."""
+
+    def __init__(self, rules: Sequence[Rule], home: str, floor: Sequence[Rule] = ()) -> None:
         self.rules = list(rules)
         self.home = home
+        self.floor_rules = list(floor)
+        self._floor = Ruleset(floor, home) if floor else None
         self._by_surface: dict[str, list[Rule]] = {}
         for rule in self.rules:
             self._by_surface.setdefault(rule.surface, []).append(rule)
@@ -106,16 +116,33 @@ class Ruleset:
         self._lists[key] = found
         return found
 
+    def with_rules(self, extra: Sequence[Rule]) -> Ruleset:
+        """These rules with `extra` after them (in the floor too): session approvals."""
+        floor = [*self.floor_rules, *extra] if self.floor_rules else []
+        return Ruleset([*self.rules, *extra], self.home, floor)
+
+    def _floored(self, verdict: Verdict | None, below: Verdict | None) -> Verdict | None:
+        """`verdict`, unless the user's own rules (`below`) are stricter."""
+        if below is None or below.rule.origin == "default" or below.state == "allow":
+            return verdict
+        if verdict is None or STRICTNESS[below.state] > STRICTNESS[verdict.state]:
+            return below
+        return verdict
+
     def has_own_rules(self, surface: str) -> bool:
         """Whether the configuration (not the defaults) says anything about `surface`."""
         return bool(self._for(surface, fallback=False, own_only=True))
 
     def command(self, surface: str, value: str, *, fallback: bool = True) -> Verdict | None:
         """The last rule of `surface` whose pattern matches `value` (None: no rule does)."""
+        found: Verdict | None = None
         for rule in reversed(self._for(surface, fallback=fallback)):
             if command_matches(rule.pattern, value, self.home):
-                return Verdict(rule.state, surface, value, rule)
-        return None
+                found = Verdict(rule.state, surface, value, rule)
+                break
+        if self._floor is None:
+            return found
+        return self._floored(found, self._floor.command(surface, value, fallback=fallback))
 
     def path(
         self, surface: str, forms: PathForms, *, fallback: bool = True, own_only: bool = False
@@ -132,7 +159,11 @@ class Ruleset:
                     found = Verdict(rule.state, surface, forms.typed, rule)
                     break
             verdicts.append(found)
-        return strictest(verdicts)
+        best = strictest(verdicts)
+        if self._floor is None:
+            return best
+        below = self._floor.path(surface, forms, fallback=fallback, own_only=own_only)
+        return self._floored(best, below)
 
     def state_of(self, surface: str, value: str) -> State:
         """`command(surface, value)`'s state; allow when no rule matches."""
