@@ -14,6 +14,7 @@ from pith.ext.permissions import (
     build_ruleset,
     decide,
 )
+from pith.ext.permissions._bash_argv import Unknown
 from pith.ext.permissions._bash_controls import pith_arguments, pith_changes_controls
 from pith.ext.permissions._control import control_area, names_area
 from pith.ext.permissions._paths import path_forms
@@ -161,7 +162,8 @@ def test_git_reads_stay_allowed(project: Path, command: str) -> None:
         (["python3", "-m", "pith", "trust"], ["trust"]),
         (["python3.11", "-mpith", "tool"], ["tool"]),
         (["uv", "run", "pith", "trust"], ["trust"]),
-        (["python", "-c", "pith"], None),
+        (["python", "-c", "print(1)"], None),
+        (["python", "-c", "import pith"], [Unknown("<python -c>")]),
         (["pithy"], None),
     ],
 )
@@ -282,3 +284,32 @@ def test_a_run_time_read_is_judged_on_read_rules_only(project: Path) -> None:
     assert bash(project, rules, 'cat "$F"') == "allow"
     assert bash(project, rules, 'echo x > "$F"') == "ask"
     assert bash(project, {**rules, "read": {"*.env": "deny"}}, 'cat "$F"') == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp -r evil/.pith .",
+        "cp evil/settings.json .pith/",
+        "mv evil/.envrc .",
+        "rsync -a evil/ .",
+        "cp -r evil/. .",
+        "cd .git/hooks && cp /dev/null pre-commit",
+        "ln -s .pith/settings.json innocent.json",
+        "echo x > .PITH/settings.json",
+    ],
+)
+def test_copies_into_a_folder_reach_control_paths(project: Path, command: str) -> None:
+    evil = project / "evil"
+    (evil / ".pith").mkdir(parents=True)
+    (evil / "settings.json").write_text("{}")
+    (evil / ".envrc").write_text("rm x")
+    (project / ".pith").mkdir()
+    (project / ".git" / "hooks").mkdir(parents=True)
+    assert bash(project, DENY_RM, command) == "ask"
+
+
+def test_python_code_that_imports_pith_asks(project: Path) -> None:
+    command = "python3 -c 'from pith.cli import main; main()' trust --yes"
+    assert bash(project, DENY_RM, command) == "ask"
+    assert bash(project, DENY_RM, "python3 -c 'print(1)'") == "allow"

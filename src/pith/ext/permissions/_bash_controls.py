@@ -50,6 +50,10 @@ def pith_arguments(argv: Sequence[Arg]) -> list[Arg] | None:
         for index, arg in enumerate(argv[1:], start=1):
             if isinstance(arg, Unknown):
                 return None
+            if arg == "-c" or (arg.startswith("-c") and len(arg) > 2):
+                code = arg[2:] or (argv[index + 1] if index + 1 < len(argv) else "")
+                # Code that imports pith can do whatever pith's CLI does.
+                return [Unknown("<python -c>")] if "pith" in str(code) else None
             if arg.startswith("-m"):
                 module = (
                     arg[2:] if len(arg) > 2 else (argv[index + 1] if index + 1 < len(argv) else "")

@@ -510,6 +510,9 @@ class Walker:
         for token, origin, bare in facts.guesses:
             if _looks_like_path(token, directory, bare):
                 self._path(token, directory, "read", origin, command)
+        if stands_for is None and directory is not None:
+            for landed in _landing_paths(facts, directory, command):
+                self._path(landed, directory, "write", "operand", command)
 
     def _payload(self, text: str, state: State, context: Context) -> Flow | None:
         """Walk shell text a command runs; None when it does not parse."""
@@ -618,6 +621,41 @@ class Walker:
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+_LISTED = 200
+
+
+def _landing_paths(facts: Facts, directory: str, command: str) -> list[str]:
+    """Where a copy or move into a folder puts what it copies: `cp -r evil/.pith .` writes
+    `./.pith`, `rsync -a evil/ .` writes each entry of `evil` (at most `_LISTED` of them)."""
+    name = basename(command.split(" ", 1)[0])
+    if name not in _COPIERS:
+        return []
+    literal = [(path, mode, origin) for path, mode, origin in facts.paths if isinstance(path, str)]
+    targets = [path for path, mode, origin in literal if mode == "write" and origin == "option"]
+    writes = [path for path, mode, origin in literal if mode == "write" and origin == "operand"]
+    destination = targets[-1] if targets else (writes[-1] if writes else None)
+    if destination is None:
+        return []
+    if not (destination.endswith("/") or os.path.isdir(posixpath.join(directory, destination))):
+        return []
+    out: list[str] = []
+    for source, _mode, origin in literal:
+        if origin != "operand" or source == destination:
+            continue
+        folder = posixpath.join(directory, source)
+        contents = source.endswith("/.") or (name == "rsync" and source.endswith("/"))
+        if contents and os.path.isdir(folder):
+            try:
+                entries = sorted(os.listdir(folder))[:_LISTED]
+            except OSError:
+                entries = []
+            out += [posixpath.join(destination, entry) for entry in entries]
+        else:
+            out.append(posixpath.join(destination, posixpath.basename(source.rstrip("/"))))
+    return out
 
 
 def _name(assign: Node) -> str:

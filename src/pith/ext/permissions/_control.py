@@ -73,7 +73,8 @@ def _components(absolute: str) -> list[str]:
 
 
 def _component_area(absolute: str) -> ControlArea | None:
-    parts = _components(absolute)
+    # Case folded: on a case-insensitive file system `.PITH/` is `.pith/`.
+    parts = _components(absolute.lower())
     for needle, what, folder in _COMPONENT_AREAS:
         size = len(needle)
         for start in range(len(parts) - size + 1):
@@ -151,6 +152,6 @@ def names_area(pattern: str, area: ControlArea, *, cwd: str, home: str) -> bool:
         absolute = posixpath.normpath(posixpath.join(cwd, head))
         return _inside(absolute, area.folder)
     needle = area.key.split("/")
-    parts = [part for part in pattern.split("/") if part not in ("", ".")]
+    parts = [part for part in pattern.lower().split("/") if part not in ("", ".")]
     size = len(needle)
     return any(tuple(parts[i : i + size]) == tuple(needle) for i in range(len(parts) - size + 1))
