@@ -94,6 +94,22 @@ def test_an_outside_read_is_refused_without_a_terminal_and_says_how(cli: Cli) ->
     assert "outside the working directory" in told
     assert "--yes" in told
     assert '"external_directory": {' in told
+    notices = [line for line in result.stderr.splitlines() if "refused" in line]
+    assert len(notices) == 1, result.stderr
+    assert str(outside) in notices[0]
+    assert "--yes" in notices[0]
+
+
+def test_a_deny_in_print_mode_is_told_on_stderr_with_its_rule(cli: Cli) -> None:
+    cli.settings({"bash": {"rm *": "deny"}})
+    script = {"turns": [call("bash", command="rm -rf build"), {"text": "ok"}]}
+    with FakeServer(script) as server:
+        configure_agent_dir(cli.agent, server)
+        result = cli.prompt("go")
+    notices = [line for line in result.stderr.splitlines() if "refused" in line]
+    assert len(notices) == 1, result.stderr
+    assert 'bash["rm *"]=deny' in notices[0]
+    assert str(cli.agent / "settings.json") in notices[0]
 
 
 def test_yes_answers_questions_but_never_a_deny(cli: Cli) -> None:

@@ -83,6 +83,11 @@ def describe_decision(decision: Decision) -> str:
     return text
 
 
+def _one_line(text: str) -> str:
+    """`text` with its line breaks folded, for a notice on one stderr line."""
+    return " ".join(text.split())
+
+
 def _how_to_allow(asks: Sequence[Finding]) -> str:
     rules = []
     for finding in asks:
@@ -275,6 +280,15 @@ class Permissions:
             return None
         if decision.state == "deny":
             self._log({**record, "how": "rule"})
+            if not ctx.has_ui:
+                where = finding.rule.origin if finding and finding.rule else "settings.json"
+                ctx.ui.notify(
+                    _one_line(
+                        f"refused {describe_decision(decision)}; to allow it, change that rule "
+                        f"({where})"
+                    ),
+                    "warning",
+                )
             return ToolCallDecision(
                 block=True, reason=f"Permission denied: {describe_decision(decision)}"
             )
@@ -283,11 +297,15 @@ class Permissions:
             return None
         if not ctx.has_ui:
             self._log({**record, "decision": "deny", "how": "no one to ask"})
+            how = _how_to_allow(decision.asks)
+            ctx.ui.notify(
+                f"refused (no one to ask) {describe_decision(decision)}; {how}", "warning"
+            )
             return ToolCallDecision(
                 block=True,
                 reason=(
                     f"Permission needed: {describe_decision(decision)}. There is no one to ask "
-                    f"in this mode; {_how_to_allow(decision.asks)}."
+                    f"in this mode; {how}."
                 ),
             )
         allowed, how, reason = await self.ask(ctx, event, decision)
