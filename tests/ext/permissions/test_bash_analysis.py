@@ -134,12 +134,11 @@ def test_a_substitution_in_a_prefix_assignment_is_judged_and_the_prefix_stripped
     assert unit(result, "npm --version").source == "X=`touch /tmp/p` npm --version"
 
 
-def test_an_array_subscript_prefix_is_refused_by_the_parser() -> None:
-    # Gitlawb/openclaude PR #1111: `FOO[$(cmd)]=v ls` — bash itself rejects the inline array,
-    # and an unparseable command is never allowed without asking.
-    result = analyze_bash("FOO[$(id)]=1 ls", "/work/project", HOME)
-    assert result.error is not None
-    assert result.units == ()
+def test_an_array_element_assigned_before_a_command_is_walked() -> None:
+    # The parser refuses `FOO[$(cmd)]=v ls`, which bash runs: both commands are still found.
+    result = analyze("FOO[$(id)]=1 ls")
+    assert {"id", "ls"} <= texts(result)
+    assert {"id", "ls"} <= texts(analyze("A=1 FOO[ $(id) ]='a b' ls | X[1]=2 cat"))
 
 
 def test_declarations_and_bare_assignments_are_units() -> None:
