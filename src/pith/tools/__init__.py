@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pith.agent import Tool
-from pith.tools._paths import resolve_to_cwd
+from pith.tools._paths import resolve_to_cwd, resolve_tool_path
 from pith.tools.bash import BashTool, ShellRun, run_shell
 from pith.tools.edit import EditTool
 from pith.tools.find import FindTool
@@ -46,6 +46,7 @@ __all__ = [
     "create_output_file",
     "format_size",
     "resolve_to_cwd",
+    "resolve_tool_path",
     "run_shell",
     "truncate_head",
     "truncate_line",

@@ -25,7 +25,7 @@ from pith.tools._files import (
     require_regular_file,
     write_atomically,
 )
-from pith.tools._paths import resolve_to_cwd
+from pith.tools._paths import resolve_tool_path
 
 __all__ = ["EditTool", "prepare_edit_arguments"]
 
@@ -106,7 +106,7 @@ class EditTool(BuiltinTool):
                 "Edit tool input is invalid. edits must contain at least one replacement."
             )
         edits = [(str(edit["oldText"]), str(edit["newText"])) for edit in raw_edits]
-        absolute = resolve_to_cwd(path, self.cwd)
+        absolute = resolve_tool_path(self.name, path, self.cwd)
         async with mutation_lock(absolute):
             if signal.aborted:
                 raise ToolError("Operation aborted")

@@ -17,7 +17,7 @@ from typing import ClassVar
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.ai import UNSET, to_builtins
 from pith.tools._base import BuiltinTool
-from pith.tools._paths import resolve_to_cwd
+from pith.tools._paths import resolve_tool_path
 from pith.tools._ripgrep import find_rg
 from pith.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
@@ -138,7 +138,7 @@ class FindTool(BuiltinTool):
         signal: AbortSignal,
         on_update: UpdateCallback | None,
     ) -> ToolResult:
-        search_path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
+        search_path = resolve_tool_path(self.name, str(args.get("path") or "."), self.cwd)
         if not os.path.exists(search_path):
             raise ToolError(f"Path not found: {search_path}")
         if not os.path.isdir(search_path):

@@ -22,7 +22,7 @@ from typing import ClassVar
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.ai import UNSET, TextContent, to_builtins
 from pith.tools._base import BuiltinTool
-from pith.tools._paths import resolve_to_cwd
+from pith.tools._paths import resolve_tool_path
 from pith.tools._ripgrep import find_rg
 from pith.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -218,7 +218,7 @@ class GrepTool(BuiltinTool):
         on_update: UpdateCallback | None,
     ) -> ToolResult:
         pattern = str(args["pattern"])
-        search_path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
+        search_path = resolve_tool_path(self.name, str(args.get("path") or "."), self.cwd)
         try:
             is_directory = os.path.isdir(search_path)
             os.stat(search_path)

@@ -11,7 +11,7 @@ from typing import ClassVar
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.ai import UNSET, to_builtins
 from pith.tools._base import BuiltinTool
-from pith.tools._paths import resolve_to_cwd
+from pith.tools._paths import resolve_tool_path
 from pith.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 __all__ = ["LsTool", "collation_key"]
@@ -76,7 +76,7 @@ class LsTool(BuiltinTool):
         signal: AbortSignal,
         on_update: UpdateCallback | None,
     ) -> ToolResult:
-        directory = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
+        directory = resolve_tool_path(self.name, str(args.get("path") or "."), self.cwd)
         limit_value = args.get("limit")
         limit = DEFAULT_LIMIT
         if isinstance(limit_value, int | float) and not isinstance(limit_value, bool):

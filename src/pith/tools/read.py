@@ -18,7 +18,7 @@ from pith.tools._files import (
 )
 from pith.tools._images import IMAGE_SNIFF_BYTES, detect_image_mime, process_image
 from pith.tools._line_select import LineSelection, select_lines
-from pith.tools._paths import resolve_read_path
+from pith.tools._paths import resolve_tool_path
 from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
 __all__ = ["ReadTool"]
@@ -68,7 +68,7 @@ class ReadTool(BuiltinTool):
         limit = _optional_number(args.get("limit"), "limit")
         if limit is not None and limit < 0:
             raise ToolError(f"limit must be 0 or more lines, got {_shown(limit)}")
-        absolute = resolve_read_path(path, self.cwd)
+        absolute = resolve_tool_path(self.name, path, self.cwd)
         return await asyncio.to_thread(self._read, path, absolute, offset, limit, signal)
 
     def _read(

@@ -9,7 +9,7 @@ from typing import ClassVar
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.tools._base import BuiltinTool
 from pith.tools._files import describe_os_error, mutation_lock, write_atomically
-from pith.tools._paths import resolve_to_cwd
+from pith.tools._paths import resolve_tool_path
 
 __all__ = ["WriteTool"]
 
@@ -44,7 +44,7 @@ class WriteTool(BuiltinTool):
     ) -> ToolResult:
         path = str(args["path"])
         content = str(args["content"])
-        absolute = resolve_to_cwd(path, self.cwd)
+        absolute = resolve_tool_path(self.name, path, self.cwd)
         async with mutation_lock(absolute):
             if signal.aborted:
                 raise ToolError("Operation aborted")

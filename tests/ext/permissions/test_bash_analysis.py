@@ -134,12 +134,11 @@ def test_a_substitution_in_a_prefix_assignment_is_judged_and_the_prefix_stripped
     assert unit(result, "npm --version").source == "X=`touch /tmp/p` npm --version"
 
 
-def test_an_array_subscript_prefix_is_refused_by_the_parser() -> None:
-    # Gitlawb/openclaude PR #1111: `FOO[$(cmd)]=v ls` — bash itself rejects the inline array,
-    # and an unparseable command is never allowed without asking.
-    result = analyze_bash("FOO[$(id)]=1 ls", "/work/project", HOME)
-    assert result.error is not None
-    assert result.units == ()
+def test_an_array_element_assigned_before_a_command_is_walked() -> None:
+    # The parser refuses `FOO[$(cmd)]=v ls`, which bash runs: both commands are still found.
+    result = analyze("FOO[$(id)]=1 ls")
+    assert {"id", "ls"} <= texts(result)
+    assert {"id", "ls"} <= texts(analyze("A=1 FOO[ $(id) ]='a b' ls | X[1]=2 cat"))
 
 
 def test_declarations_and_bare_assignments_are_units() -> None:
@@ -531,10 +530,22 @@ def test_a_redirect_out_of_the_workspace_is_reported_with_home_expanded() -> Non
         ("source ./env.sh arg", {("./env.sh", "read")}),
         (". ./env.sh", {("./env.sh", "read")}),
         ("cp .env README.md", {(".env", "read"), ("README.md", "write")}),
-        ("cp -r a b dest/", {("a", "read"), ("b", "read"), ("dest/", "write")}),
+        (
+            "cp -r a b dest/",
+            {
+                ("a", "read"),
+                ("b", "read"),
+                ("dest/", "write"),
+                ("dest/a", "write"),
+                ("dest/b", "write"),
+            },
+        ),
         ("cp -t dest a b", {("a", "read"), ("b", "read"), ("dest", "write")}),
         ("mv a b", {("a", "write"), ("b", "write")}),
-        ("install -m 644 a /usr/local/bin/", {("a", "read"), ("/usr/local/bin/", "write")}),
+        (
+            "install -m 644 a /usr/local/bin/",
+            {("a", "read"), ("/usr/local/bin/", "write"), ("/usr/local/bin/a", "write")},
+        ),
         ("install -d a b", {("a", "write"), ("b", "write")}),
         ("tee -a log other", {("log", "write"), ("other", "write")}),
         ("rm -rf a b", {("a", "write"), ("b", "write")}),
@@ -568,7 +579,7 @@ def test_a_redirect_out_of_the_workspace_is_reported_with_home_expanded() -> Non
         ("curl -o out https://example.com/x", {("out", "write")}),
         ("wget -O out https://example.com/x", {("out", "write")}),
         ("unzip a.zip -d out", {("a.zip", "read"), ("out", "write")}),
-        ("rsync -av src/ host:/dst", {("src/", "read"), ("host:/dst", "write")}),
+        ("rsync -av src/ host:/dst", {("src/", "read")}),  # host:/dst is remote
         ("find src -delete", {("src", "write")}),
         ("find . -name x -fprint out", {(".", "read"), ("out", "write")}),
         ("sudoedit /etc/hosts", {("/etc/hosts", "write")}),

@@ -25,9 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pith.ext.permissions._bash_argv import Mode, Origin, Wrapper
+from pith.ext.permissions._bash_parse import parse_command
 from pith.ext.permissions._bash_state import State
 from pith.ext.permissions._bash_walk import Context, Walker
-from pith.tools.shell_parse import ShellSyntaxError, parse_bash
+from pith.tools.shell_parse import ShellSyntaxError
 
 __all__ = ["BashAnalysis", "CommandUnit", "Context", "PathAccess", "analyze_bash"]
 
@@ -106,7 +107,7 @@ class BashAnalysis:
 def analyze_bash(command: str, cwd: str, home: str) -> BashAnalysis:
     """Parse and analyze `command` run in `cwd` with `$HOME` = `home`."""
     try:
-        tree = parse_bash(command)
+        tree = parse_command(command)
     except ShellSyntaxError as error:
         return BashAnalysis((), (), (), str(error))
     walker = Walker(home)

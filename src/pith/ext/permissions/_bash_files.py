@@ -1,12 +1,19 @@
 """Which arguments of a file command are paths, and whether it reads or writes them
 (spec/decisions.md 5): `cat`, `grep` after its pattern, `cp` sources read and destination
 written, `rm`, `sed -i`, `tar`, `cd`, … and, for commands not listed, the words that may be
-paths (judged by `_bash` on how they look). Pure: no file system."""
+paths (judged by `_bash` on how they look). Pure: no file system.
+
+Clients that send or copy files read them too: `curl -d @file`, `-F name=@file` / `=<file`,
+`--data-urlencode name@file`, `wget --post-file`, httpie's `field@file` / `field=@file` /
+`field:=@file` / `Header:@file`, and the local operands of `scp` and `rsync` (sources read,
+the destination written; `host:path` is remote and no path here). A data argument whose value
+is only known at run time counts as an unresolved path when the file marker could come from
+the part not known (`-d "$X"`, `-F "f=$X"`, but not `-d "name=$X"`)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pith.ext.permissions._bash_argv import (
@@ -45,6 +52,11 @@ class _Spec:
     """Options that make every operand written (`sed -i`, `install -d`)."""
     assignments: bool = False
     """`NAME=value` operands are assignments, not files (awk)."""
+    option_files: Mapping[str, Callable[[str], str | None]] = field(default_factory=dict)
+    """Options whose value may name a file the command reads, and how to find it in the value
+    (`curl -d @file`): the file, or None when the value holds the data itself."""
+    remote: bool = False
+    """Operands written `host:path` are on another machine (scp, rsync): not paths here."""
 
 
 def _spec(
@@ -61,15 +73,20 @@ def _spec(
     target: str = "",
     write_if: str = "",
     assignments: bool = False,
+    files: Mapping[str, Callable[[str], str | None]] | None = None,
+    remote: bool = False,
 ) -> _Spec:
     """A spec from compact strings: `paths` is `"-o:write --output:write -f:read"`, `unless`,
-    `target` and `write_if` are option names separated by spaces."""
+    `target` and `write_if` are option names separated by spaces; `files` maps options (their
+    value is taken like a `paths` option's) to how the file is found in the value."""
     option_paths: dict[str, Mode] = {}
     for item in paths.split():
         name, _, path_mode = item.rpartition(":")
         option_paths[name] = "write" if path_mode == "write" else "read"
-    long_values = words(long) | {name[2:] for name in option_paths if name.startswith("--")}
-    values += "".join(name[1] for name in option_paths if len(name) == 2)
+    option_files = dict(files or {})
+    valued = [*option_paths, *option_files]
+    long_values = words(long) | {name[2:] for name in valued if name.startswith("--")}
+    values += "".join(name[1] for name in valued if len(name) == 2)
     return _Spec(
         opts=Opts(values=values, optional=optional, long_values=long_values),
         mode=mode,
@@ -81,6 +98,71 @@ def _spec(
         target=words(target),
         write_if=words(write_if),
         assignments=assignments,
+        option_files=option_files,
+        remote=remote,
+    )
+
+
+# --- files named inside data arguments -------------------------------------------------------
+
+
+def _stdin(name: str) -> str | None:
+    return None if name in ("", "-") else name
+
+
+def _at_file(value: str) -> str | None:
+    """`@file` (curl `-d`, `-H`, `-w`): the file after a leading `@`; `@-` is standard input."""
+    return _stdin(value[1:]) if value.startswith("@") else None
+
+
+def _urlencode_file(value: str) -> str | None:
+    """`name@file` or `@file` (curl `--data-urlencode`, `--url-query`); `name=data` holds the
+    data itself: whichever of `@` and `=` comes first decides."""
+    marker = re.search(r"[@=]", value)
+    if marker is None or marker.group() == "=":
+        return None
+    return _stdin(value[marker.end() :])
+
+
+def _form_file(value: str) -> str | None:
+    """`name=@file;type=…` (a file sent) or `name=<file` (its content as the field)."""
+    _, eq, content = value.partition("=")
+    if not eq or content[:1] not in ("@", "<"):
+        return None
+    name = content[1:]
+    if name.startswith('"'):
+        return _stdin(name[1:].split('"', 1)[0])
+    return _stdin(name.split(";", 1)[0])
+
+
+def _cookie_file(value: str) -> str | None:
+    """curl `-b`: a value without `=` is a cookie file."""
+    return None if "=" in value else _stdin(value)
+
+
+def _whole(value: str) -> str | None:
+    return _stdin(value)
+
+
+_HTTPIE_ITEM = re.compile(r":=@|=@|:@|==|:=|=|@|:")
+_HTTPIE_FILES = frozenset({":=@", "=@", ":@", "@"})
+
+
+def _httpie_file(item: str) -> str | None:
+    """An httpie request item that embeds a file: `field@file`, `field=@file`, `field:=@file`,
+    `Header:@file` (the first separator decides, the longest where several start)."""
+    marker = _HTTPIE_ITEM.search(item)
+    if marker is None or marker.group() not in _HTTPIE_FILES:
+        return None
+    return _stdin(item[marker.end() :].split(";", 1)[0])
+
+
+def _dynamic(value: Unknown, find: Callable[[str], str | None]) -> bool:
+    """Whether a value known only at run time may name a file: its source, quotes removed,
+    with every `$` and backquote standing for a file marker."""
+    text = re.sub(r"[\"']", "", value.source)
+    return (
+        find(re.sub(r"[$`]", "@", text)) is not None or find(re.sub(r"[$`]", "<", text)) is not None
     )
 
 
@@ -221,23 +303,43 @@ _SPECS: dict[str, _Spec] = {
         paths="--exclude-from:read --include-from:read --files-from:read --log-file:write "
         "--write-batch:write --only-write-batch:write --read-batch:read --password-file:read",
         last="write",
+        remote=True,
+    ),
+    "scp": _spec(
+        "cFiJlPoSDX",
+        paths="-F:read -i:read",
+        last="write",
+        remote=True,
     ),
     "curl": _spec(
         "oTKcDEdHuXxrmYyzCFhQRtwbAe",
-        "data data-binary data-raw data-urlencode header user request proxy range max-time "
-        "user-agent referer form cookie",
+        "data-raw user request proxy range max-time user-agent referer form-string "
+        "connect-timeout retry limit-rate resolve connect-to",
         mode=None,
         paths="-o:write --output:write -T:read --upload-file:read -K:read --config:read "
         "-c:write --cookie-jar:write -D:write --dump-header:write --trace:write "
-        "--trace-ascii:write --cacert:read -E:read --cert:read --key:read",
+        "--trace-ascii:write --cacert:read -E:read --cert:read --key:read "
+        "--netrc-file:read --proxy-cacert:read --proxy-cert:read --proxy-key:read "
+        "--stderr:write --libcurl:write --etag-save:write --etag-compare:read "
+        "--hsts:write --alt-svc:write",
+        files={
+            **dict.fromkeys(("-d", "--data", "--data-ascii", "--data-binary"), _at_file),
+            **dict.fromkeys(("--json", "-H", "--header", "-w", "--write-out"), _at_file),
+            **dict.fromkeys(("--proxy-header",), _at_file),
+            **dict.fromkeys(("--data-urlencode", "--url-query", "--variable"), _urlencode_file),
+            **dict.fromkeys(("-F", "--form"), _form_file),
+            **dict.fromkeys(("-b", "--cookie"), _cookie_file),
+        },
     ),
     "wget": _spec(
         "OoaPiUeBtTwlQAR",
-        "user-agent header tries timeout wait level quota accept reject",
+        "user-agent header tries timeout wait level quota accept reject method post-data body-data",
         mode=None,
         paths="-O:write --output-document:write -o:write --output-file:write "
         "-a:write --append-output:write -P:write --directory-prefix:write "
-        "-i:read --input-file:read",
+        "-i:read --input-file:read --post-file:read --body-file:read --load-cookies:read "
+        "--save-cookies:write --certificate:read --private-key:read --ca-certificate:read "
+        "--config:read --warc-file:write",
     ),
     "unzip": _spec("dxP", mode=None, positions=("read",), paths="-d:write"),
 }
@@ -257,7 +359,10 @@ def _known(spec: _Spec, args: Sequence[Arg]) -> Facts:
         option_mode = spec.option_paths.get(name)
         if name.startswith("--") and option_mode is None:
             option_mode = spec.option_paths.get("--" + long_name(name[2:], spec.option_paths))
-        if option_mode is not None and value is not None:
+        find = spec.option_files.get(name)
+        if find is not None and value is not None:
+            _data_file(facts, value, find)
+        elif option_mode is not None and value is not None:
             facts.paths.append((value, option_mode, "option"))
         elif name.startswith("--") and isinstance(value, str):
             facts.guesses.append((value, "option", True))
@@ -273,8 +378,53 @@ def _known(spec: _Spec, args: Sequence[Arg]) -> Facts:
             operand_mode = spec.positions[index]
         if spec.last and index == len(operands) - 1 and index > 0 and not names & spec.target:
             operand_mode = spec.last
-        if operand_mode is not None:
+        remote = spec.remote and isinstance(operand, str) and _REMOTE.match(operand)
+        if operand_mode is not None and not remote:
             facts.paths.append((operand, operand_mode, "operand"))
+    return facts
+
+
+_REMOTE = re.compile(r"[^/]*:")
+"""`host:path`, `user@host:path`, `host::module`, `rsync://…`: a colon before any slash."""
+
+
+def _data_file(facts: Facts, value: Arg, find: Callable[[str], str | None]) -> None:
+    """The file a data argument names, if any (a value known only at run time that may name
+    one is an unresolved path)."""
+    if isinstance(value, Unknown):
+        if _dynamic(value, find):
+            facts.paths.append((value, "read", "option"))
+        return
+    name = find(value)
+    if name is not None:
+        facts.paths.append((name, "read", "option"))
+
+
+_HTTPIE = Opts(
+    values="aAopsv",
+    long_values=words(
+        "auth auth-type output print pretty style session session-read-only cert cert-key "
+        "verify timeout max-redirects proxy format-options ssl ciphers boundary "
+        "response-charset response-mime default-scheme raw history-print"
+    ),
+)
+
+
+def _httpie(args: Sequence[Arg]) -> Facts:
+    """`http [options] [METHOD] URL [ITEM…]`: the items that embed a file read it."""
+    facts = Facts()
+    options, operands = scan(args, _HTTPIE)
+    for name, value in options:
+        if value is None:
+            continue
+        if name in ("-o", "--output"):
+            facts.paths.append((value, "write", "option"))
+        elif name in ("--cert", "--cert-key"):
+            facts.paths.append((value, "read", "option"))
+    first = operands[0] if operands else None
+    method = isinstance(first, str) and first.isalpha() and first.isupper()
+    for item in operands[2 if method else 1 :]:
+        _data_file(facts, item, _httpie_file)
     return facts
 
 
@@ -396,6 +546,10 @@ def _cd(args: Sequence[Arg], home: str | None, *, pushd: bool = False) -> Facts:
     return Facts(chdir=target, paths=[(target, "access", "cd")])
 
 
+_SINGLE_DASH_VALUE = re.compile(r"-[A-Za-z0-9][\w.-]*=")
+"""`-o=value`, `-output=value` (Go's flags and others): the value after `=` is an operand."""
+
+
 def _unknown_command(args: Sequence[Arg]) -> Facts:
     facts = Facts()
     options_done = False
@@ -408,6 +562,8 @@ def _unknown_command(args: Sequence[Arg]) -> Facts:
             _, eq, value = arg.partition("=")
             if eq:
                 facts.guesses.append((value, "option", True))
+        elif _SINGLE_DASH_VALUE.match(arg) and not options_done:
+            facts.guesses.append((arg.partition("=")[2], "option", True))  # `-o=/tmp/x`
         elif arg.startswith("-") and len(arg) > 2 and not options_done:
             facts.guesses.append((arg[2:], "option", False))  # `-o/tmp/x`, `-I../include`
         elif ASSIGNMENT.match(arg):
@@ -449,4 +605,12 @@ def path_facts(command: str, args: Sequence[Arg], home: str | None) -> Facts:
     return _unknown_command(args)
 
 
-_HANDLERS = {"chmod": _chmod, "dd": _dd, "tar": _tar, "perl": _perl, "test": _test, "[": _test}
+_HANDLERS = {
+    "chmod": _chmod,
+    "dd": _dd,
+    "tar": _tar,
+    "perl": _perl,
+    "test": _test,
+    "[": _test,
+    **dict.fromkeys(("http", "https", "httpie"), _httpie),
+}

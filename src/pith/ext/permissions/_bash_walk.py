@@ -10,6 +10,7 @@ is walked in turn. The results are plain tuples that `_bash` turns into its publ
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 import re
@@ -19,6 +20,7 @@ from typing import Literal
 
 from pith.ext.permissions._bash_argv import Arg, Facts, Mode, Origin, Unknown, Wrapper, basename
 from pith.ext.permissions._bash_files import FILE_TESTS
+from pith.ext.permissions._bash_parse import parse_command
 from pith.ext.permissions._bash_scripts import ScriptText, read_script, shell_script_kind
 from pith.ext.permissions._bash_state import Flow, State, taint
 from pith.ext.permissions._bash_words import (
@@ -289,11 +291,21 @@ class Walker:
 
     # --- words inside other nodes ---
 
-    def _nested(self, node: object, state: State, data: bytes, context: Context | None) -> None:
-        """Walk the commands of every substitution inside `node` (each in a subshell)."""
+    def _nested(
+        self,
+        node: object,
+        state: State,
+        data: bytes,
+        context: Context | None,
+        *,
+        arithmetic: bool = False,
+    ) -> None:
+        """Walk the commands of every substitution inside `node` (each in a subshell). Inside
+        arithmetic (`(( ))`, `$(( ))`, `let`, subscripts, offsets, `[[ -eq ]]`, `-v`) a quoted
+        string is evaluated too (`(( 'a[$(cmd)]' ))` runs `cmd`): its substitutions are walked."""
         if isinstance(node, list):
             for item in node:
-                self._nested(item, state, data, context)
+                self._nested(item, state, data, context, arithmetic=arithmetic)
             return
         if not isinstance(node, dict):
             return
@@ -302,9 +314,15 @@ class Walker:
             default: Context = "substitution" if kind == "CmdSubst" else "process_substitution"
             self._stmts(children(node, "Stmts"), state, data, context or default)
             return
-        for value in node.values():
+        if arithmetic and kind in ("SglQuoted", "DblQuoted"):
+            text = word_text({"Parts": [node]}, self._scope(state, state.dirs[0]))
+            if text is not None:
+                self._literal_code(text, state)
+        inner = arithmetic or kind in _ARITHMETIC_NODES or _arithmetic_test(node)
+        for key, value in node.items():
             if isinstance(value, dict | list):
-                self._nested(value, state, data, context)
+                evaluated = inner or key in _ARITHMETIC_KEYS
+                self._nested(value, state, data, context, arithmetic=evaluated)
 
     def _redirects(
         self, redirects: list[Node], state: State, data: bytes, source: str
@@ -439,6 +457,8 @@ class Walker:
             self._unit(texts, context, "opaque", source)
             return _Effect(shell_effect=True)
         facts = analyze_argv(argv, self.home)
+        for text in _evaluated_names(argv):
+            self._literal_code(text, State((directory,), {}))
         name = argv[0]
         if "/" in name and facts.wrapper is None and not facts.script_files:
             kind = "missing" if directory is None else shell_script_kind(name, directory)
@@ -519,7 +539,7 @@ class Walker:
         if self.depth >= _MAX_DEPTH:
             return None
         try:
-            tree = parse_bash(text)
+            tree = parse_command(text)
         except ShellSyntaxError:
             return None
         self.depth += 1
@@ -621,6 +641,31 @@ class Walker:
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+_ARITHMETIC_NODES = frozenset({"ArithmCmd", "ArithmExp", "LetClause", "CStyleLoop"})
+_ARITHMETIC_KEYS = frozenset({"Index", "Slice"})
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})
+
+
+def _arithmetic_test(node: Node) -> bool:
+    """`[[ x -eq y ]]` (both sides are arithmetic) and `[[ -v name ]]` (a subscript)."""
+    return node.get("Type") in ("BinaryTest", "UnaryTest") and (
+        string(node, "Op") in _ARITHMETIC_TESTS
+    )
+
+
+def _evaluated_names(argv: list[Arg]) -> list[str]:
+    """Arguments a builtin takes as variable names, whose subscript bash evaluates
+    (`read 'a[$(cmd)]'`, `unset`, `printf -v`, `test -v`)."""
+    name = argv[0]
+    args = [arg for arg in argv[1:] if isinstance(arg, str)]
+    if name in ("read", "unset", "getopts", "mapfile", "readarray", "wait"):
+        return args
+    flag = {"printf": "-v", "test": "-v", "[": "-v"}.get(name if isinstance(name, str) else "")
+    if flag is None:
+        return []
+    out = [arg[2:] for arg in args if arg.startswith(flag) and len(arg) > 2]
+    return out + [after for before, after in itertools.pairwise(args) if before == flag]
 
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})

@@ -25,7 +25,7 @@ from typing import Literal
 from pith.ext.permissions._bash import BashAnalysis, CommandUnit, PathAccess, analyze_bash
 from pith.ext.permissions._bash_wrappers import PRIVILEGE
 from pith.ext.permissions._control import control_area, names_area
-from pith.ext.permissions._paths import PathForms, path_forms
+from pith.ext.permissions._paths import PathForms, path_forms, tool_path_forms
 from pith.ext.permissions._rules import PATH_TOOLS, STRICTNESS, Rule, Ruleset, State, Verdict
 from pith.ext.permissions._suggest import suggest_command, suggest_path
 
@@ -152,7 +152,8 @@ def _path_findings(
     verdict = rules.path("path", forms, fallback=False)
     if verdict is not None:
         out.append(_finding(verdict, gate_path, approve=(("path", pattern),)))
-    if forms.outside and not (reading and _trusted_read(forms, situation)):
+    harmless = forms.harmless_read or _trusted_read(forms, situation)
+    if forms.outside and not (reading and harmless):
         verdict = rules.path("external_directory", forms, fallback=False)
         if verdict is not None:
             out.append(
@@ -411,7 +412,7 @@ def decide(
         analysis = analyze(text, situation.cwd, situation.home)
         findings.extend(_bash_findings(rules, text, analysis, situation))
     elif path is not None:
-        forms = path_forms(path, situation.cwd, situation.home)
+        forms = tool_path_forms(tool, path, situation.cwd, situation.home)
         reading = tool in _READS_ONLY
         findings.extend(_skill_findings(rules, forms, situation))
         findings.extend(

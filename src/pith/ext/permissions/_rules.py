@@ -9,6 +9,8 @@ the tool's own rules matches, and never for `path` and `external_directory`
 Paths are judged in each lineage of their forms (`PathForms.lineages`: as written, as
 resolved) — a relative pattern against the relative form, an absolute one against the absolute
 form — and the most restrictive answer of the lineages is the surface's answer.
+`external_directory` is about leaving the working directory, so it judges only the lineages
+that leave it (a link inside the project pointing out is judged on its target).
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ class Ruleset:
         """The most restrictive, over the lineages of `forms`, of the last matching rule."""
         rules = self._for(surface, fallback=fallback, own_only=own_only)
         verdicts: list[Verdict | None] = []
-        for relative, absolute in forms.lineages():
+        lineages = forms.outside_lineages() if surface == "external_directory" else forms.lineages()
+        for relative, absolute in lineages:
             found: Verdict | None = None
             for rule in reversed(rules):
                 compiled = path_pattern(rule.pattern, self.home)
