@@ -254,3 +254,43 @@ def test_ctrl_c_or_a_closed_terminal_aborts_the_stream_and_exits_1(
     final = [e for e in events if e["type"] == "message_end"][-1]["message"]
     assert final["stopReason"] == "aborted"
     assert events[-1] == {"type": "agent_settled", "aborted": True}
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_during_a_tool_aborts_the_run_and_exits_1(
+    tmp_path: Path, work: Path, signal_name: str
+) -> None:
+    """Stopped while a tool runs, print mode must not report success (the turn was cut)."""
+    import signal
+    import time
+
+    marker = work / "started"
+    command = f"touch {marker}; sleep 30"
+    script = {
+        "turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            {"text": "never reached"},
+        ]
+    }
+    with FakeServer(script) as server:
+        agent = setup_agent_dir(tmp_path, server)
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env["PITH_AGENT_DIR"] = str(agent)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pith", "--model", "fake/fake-model", "-p", "wait"],
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while not marker.exists():  # the tool has started
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the bash tool never started"
+            time.sleep(0.02)
+        process.send_signal(getattr(signal, signal_name))
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 1, (out, err)
+    assert err.strip() == "pith: Aborted."
+    assert out == ""
