@@ -713,6 +713,20 @@ def test_empty_file_is_refused(tmp_path: Path) -> None:
     assert not _sibling(path, ".lock").exists()
 
 
+def test_a_repair_moves_only_the_cut_off_line_aside(tmp_path: Path) -> None:
+    """One bad (cut-off) line among many: every good line stays, byte for byte, where it was;
+    the bad bytes are in `<file>.corrupt`; together they are the whole original file."""
+    path = _new_session(tmp_path, messages=40)
+    good = path.read_bytes()
+    bad = b'{"type":"message","id":"0badbad0","parentId":null,"message":{"role":"us'
+    path.write_bytes(good + bad)
+    with SessionStore.open(path) as store:
+        assert len(store.entries) == 40
+    assert path.read_bytes() == good
+    assert _sibling(path, ".corrupt").read_bytes() == bad + b"\n"
+    assert not _sibling(path, ".bak").exists()
+
+
 def test_missing_file_is_a_session_file_error(tmp_path: Path) -> None:
     path = tmp_path / "gone.jsonl"
     with pytest.raises(SessionFileError) as caught:
