@@ -294,3 +294,32 @@ def test_a_signal_during_a_tool_aborts_the_run_and_exits_1(
     assert process.returncode == 1, (out, err)
     assert err.strip() == "pith: Aborted."
     assert out == ""
+
+
+def test_an_empty_session_file_is_started_in_place(tmp_path: Path, work: Path) -> None:
+    """`--session empty.jsonl`: a zero-byte file gets a fresh header and the conversation."""
+    empty = work / "empty.jsonl"
+    empty.write_bytes(b"")
+    with FakeServer({"turns": [{"text": "hi there"}]}) as server:
+        agent = setup_agent_dir(tmp_path, server)
+        result = run_pith(tmp_path, agent, "-p", "--session", str(empty), "hello")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "hi there\n"
+    lines = [json.loads(line) for line in empty.read_text().splitlines()]
+    assert lines[0]["type"] == "session"
+    assert lines[0]["cwd"] == str(work)
+    assert [line["message"]["role"] for line in lines[1:] if line["type"] == "message"] == [
+        "user",
+        "assistant",
+    ]
+
+
+def test_a_session_file_that_is_not_a_session_still_stops(tmp_path: Path, work: Path) -> None:
+    notes = work / "notes.jsonl"
+    notes.write_text('{"hello": "world"}\n')
+    with FakeServer({"turns": [{"text": "unused"}]}) as server:
+        agent = setup_agent_dir(tmp_path, server)
+        result = run_pith(tmp_path, agent, "-p", "--session", str(notes), "hello")
+    assert result.returncode == 2
+    assert "not a pith/Pi session" in result.stderr
+    assert notes.read_text() == '{"hello": "world"}\n'
