@@ -142,3 +142,27 @@ def test_pith_sessions_lists_in_that_order(tmp_path: Path) -> None:
         ("b", (T0 + 6000) / 1000),
         ("a", (T0 + 1000) / 1000),
     ]
+
+
+def test_the_last_message_in_the_file_dates_it_and_the_look_back_is_bounded(
+    tmp_path: Path,
+) -> None:
+    """The time is read back from the end of the file: the last user or assistant message
+    there (messages are appended in time order); past 16 MiB of other lines, the header's."""
+    _write(
+        tmp_path / "last.jsonl",
+        [
+            _header("a", T0),
+            _message("00000001", "user", T0 + 9000, T0 + 9000),  # a clock that ran ahead
+            _message("00000002", "assistant", T0 + 5000, T0 + 5000),
+        ],
+    )
+    far = tmp_path / "far.jsonl"
+    _write(far, [_header("b", T0 + 100), _message("00000003", "user", T0 + 7000, T0 + 7000)])
+    result = _message("00000004", "toolResult", T0 + 8000, T0 + 8000)
+    result["message"]["content"][0]["text"] = "x" * 100_000  # type: ignore[index]
+    line = (json.dumps(result) + "\n").encode()
+    with open(far, "ab") as handle:
+        handle.write(line * (17 * 1024 * 1024 // len(line) + 1))
+    dates = {info.path.name: info.modified for info in list_sessions(tmp_path)}
+    assert dates == {"last.jsonl": (T0 + 5000) / 1000, "far.jsonl": (T0 + 100) / 1000}
