@@ -254,3 +254,72 @@ def test_ctrl_c_or_a_closed_terminal_aborts_the_stream_and_exits_1(
     final = [e for e in events if e["type"] == "message_end"][-1]["message"]
     assert final["stopReason"] == "aborted"
     assert events[-1] == {"type": "agent_settled", "aborted": True}
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_during_a_tool_aborts_the_run_and_exits_1(
+    tmp_path: Path, work: Path, signal_name: str
+) -> None:
+    """Stopped while a tool runs, print mode must not report success (the turn was cut)."""
+    import signal
+    import time
+
+    marker = work / "started"
+    command = f"touch {marker}; sleep 30"
+    script = {
+        "turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            {"text": "never reached"},
+        ]
+    }
+    with FakeServer(script) as server:
+        agent = setup_agent_dir(tmp_path, server)
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env["PITH_AGENT_DIR"] = str(agent)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pith", "--model", "fake/fake-model", "-p", "wait"],
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while not marker.exists():  # the tool has started
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the bash tool never started"
+            time.sleep(0.02)
+        process.send_signal(getattr(signal, signal_name))
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 1, (out, err)
+    assert err.strip() == "pith: Aborted."
+    assert out == ""
+
+
+def test_an_empty_session_file_is_started_in_place(tmp_path: Path, work: Path) -> None:
+    """`--session empty.jsonl`: a zero-byte file gets a fresh header and the conversation."""
+    empty = work / "empty.jsonl"
+    empty.write_bytes(b"")
+    with FakeServer({"turns": [{"text": "hi there"}]}) as server:
+        agent = setup_agent_dir(tmp_path, server)
+        result = run_pith(tmp_path, agent, "-p", "--session", str(empty), "hello")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "hi there\n"
+    lines = [json.loads(line) for line in empty.read_text().splitlines()]
+    assert lines[0]["type"] == "session"
+    assert lines[0]["cwd"] == str(work)
+    assert [line["message"]["role"] for line in lines[1:] if line["type"] == "message"] == [
+        "user",
+        "assistant",
+    ]
+
+
+def test_a_session_file_that_is_not_a_session_still_stops(tmp_path: Path, work: Path) -> None:
+    notes = work / "notes.jsonl"
+    notes.write_text('{"hello": "world"}\n')
+    with FakeServer({"turns": [{"text": "unused"}]}) as server:
+        agent = setup_agent_dir(tmp_path, server)
+        result = run_pith(tmp_path, agent, "-p", "--session", str(notes), "hello")
+    assert result.returncode == 2
+    assert "not a pith/Pi session" in result.stderr
+    assert notes.read_text() == '{"hello": "world"}\n'

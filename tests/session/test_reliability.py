@@ -703,14 +703,60 @@ def test_text_file_is_refused_unchanged(tmp_path: Path) -> None:
     assert not _sibling(path, ".corrupt").exists()
 
 
-def test_empty_file_is_refused(tmp_path: Path) -> None:
+def test_an_empty_file_opened_for_writing_becomes_a_new_session(tmp_path: Path) -> None:
+    """A zero-byte file holds nothing to lose: it gets a fresh header at once, as in Pi."""
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    with SessionStore.open(path, cwd="/project") as store:
+        assert store.entries == []
+        assert store.persisted
+        assert store.cwd == "/project"
+        header = json.loads(path.read_bytes())
+        assert header == {
+            "type": "session",
+            "version": 3,
+            "id": store.id,
+            "timestamp": store.header.timestamp,
+            "cwd": "/project",
+        }
+        store.append_message(_user("hello"))
+    with SessionStore.open(path) as reopened:
+        assert reopened.id == header["id"]
+        assert [entry.id for entry in reopened.entries] == [store.entries[0].id]
+
+
+def test_a_read_only_look_at_an_empty_file_changes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"")
     with pytest.raises(SessionFileError, match="is empty") as caught:
-        SessionStore.open(path)
+        SessionStore.open(path, lock=False)
     assert str(path) in str(caught.value)
     assert path.read_bytes() == b""
     assert not _sibling(path, ".lock").exists()
+
+
+def test_a_file_of_blank_lines_is_not_taken_as_empty(tmp_path: Path) -> None:
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"\n  \n")
+    with pytest.raises(SessionFileError, match="only blank lines") as caught:
+        SessionStore.open(path)
+    assert str(path) in str(caught.value)
+    assert path.read_bytes() == b"\n  \n"
+    assert not _sibling(path, ".lock").exists()
+
+
+def test_a_repair_moves_only_the_cut_off_line_aside(tmp_path: Path) -> None:
+    """One bad (cut-off) line among many: every good line stays, byte for byte, where it was;
+    the bad bytes are in `<file>.corrupt`; together they are the whole original file."""
+    path = _new_session(tmp_path, messages=40)
+    good = path.read_bytes()
+    bad = b'{"type":"message","id":"0badbad0","parentId":null,"message":{"role":"us'
+    path.write_bytes(good + bad)
+    with SessionStore.open(path) as store:
+        assert len(store.entries) == 40
+    assert path.read_bytes() == good
+    assert _sibling(path, ".corrupt").read_bytes() == bad + b"\n"
+    assert not _sibling(path, ".bak").exists()
 
 
 def test_missing_file_is_a_session_file_error(tmp_path: Path) -> None:

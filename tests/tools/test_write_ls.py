@@ -66,3 +66,56 @@ def test_collation_matches_unicode_root_order() -> None:
         "xéy",
         "xZy",
     ]
+
+
+# A path ending in "/" names a directory, as it does for bash (`echo x > notes/`): the tools
+# refuse to treat it as the file without the slash, or to create a file by that name.
+
+
+def test_write_to_a_trailing_slash_over_a_file_is_refused(
+    run_tool: RunTool, tmp_path: Path
+) -> None:
+    (tmp_path / "notes").write_text("keep me\n")
+    result = run_tool("write", path="notes/", content="replaced")
+    assert result.is_error
+    assert result.text() == "notes/: Not a directory (notes is a file); nothing was written."
+    assert (tmp_path / "notes").read_text() == "keep me\n"
+
+
+def test_write_to_a_trailing_slash_that_does_not_exist_is_refused(
+    run_tool: RunTool, tmp_path: Path
+) -> None:
+    result = run_tool("write", path="notes/", content="x")
+    assert result.is_error
+    assert result.text() == (
+        "notes/: Is a directory (a path ending in / names a directory); give the path of a "
+        "file to write."
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_to_a_trailing_slash_of_a_directory_is_refused(
+    run_tool: RunTool, tmp_path: Path
+) -> None:
+    (tmp_path / "d").mkdir()
+    result = run_tool("write", path="d/", content="x")
+    assert result.is_error
+    assert "d/ is a directory" in result.text()
+    assert list((tmp_path / "d").iterdir()) == []
+
+
+def test_edit_of_a_trailing_slash_over_a_file_is_refused(run_tool: RunTool, tmp_path: Path) -> None:
+    (tmp_path / "notes").write_text("old text\n")
+    result = run_tool("edit", path="notes/", edits=[{"oldText": "old", "newText": "new"}])
+    assert result.is_error
+    assert result.text() == "notes/: Not a directory (notes is a file); nothing was written."
+    assert (tmp_path / "notes").read_text() == "old text\n"
+
+
+def test_edit_of_a_trailing_slash_that_does_not_exist_is_refused(
+    run_tool: RunTool, tmp_path: Path
+) -> None:
+    result = run_tool("edit", path="notes/", edits=[{"oldText": "a", "newText": "b"}])
+    assert result.is_error
+    assert result.text().startswith("notes/: Is a directory")
+    assert result.text().endswith("give the path of a file to edit.")

@@ -109,7 +109,8 @@ async def switch_session(session: AgentSession, path: Path) -> bool:
     target = str(path)
     if (await runner.emit_cancellable(SessionBeforeSwitch("resume", target))).cancel:
         return False
-    store = SessionStore.open(path)  # before shutting down: a locked file stops nothing
+    # Opened before shutting down: a locked file stops nothing.
+    store = SessionStore.open(path, cwd=session.cwd)
     await runner.emit(SessionShutdown("resume", target))
     previous = _adopt(session, store)
     await runner.emit(SessionStart("resume", previous))

@@ -2,7 +2,8 @@
 
 Text mode writes the final assistant text. JSON mode writes a header line, then one JSON object
 per event in Pi's shapes. Either way the exit code is 1, with one line on stderr, when the
-provider failed, the run was aborted, or the reply was cut by the output limit.
+provider failed, the run was aborted (SIGINT, SIGTERM or SIGHUP, at any point of the run: during
+the reply or during a tool), or the reply was cut by the output limit.
 """
 
 from __future__ import annotations
@@ -63,9 +64,15 @@ async def run_print_mode(
         session.subscribe(write)
     loop = asyncio.get_running_loop()
     installed = []
+    stopped: list[int] = []
+
+    def stop(signum: int) -> None:
+        stopped.append(signum)
+        session.abort()
+
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: terminal closed
         try:
-            loop.add_signal_handler(signum, session.abort)
+            loop.add_signal_handler(signum, stop, signum)
             installed.append(signum)
         except (NotImplementedError, RuntimeError):
             pass
@@ -86,11 +93,16 @@ async def run_print_mode(
                 answer = session.last_reply()
                 handled = False
             reply = answer
-            if reply is None or reply.stop_reason in ("error", "aborted"):
+            if stopped or reply is None or reply.stop_reason in ("error", "aborted"):
                 break
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+    if stopped:
+        # Whatever the last reply says (a tool call whose result was cut short, say), the
+        # run did not finish: report it as aborted, as a signal during the reply is.
+        stderr.write("pith: Aborted.\n")
+        return 1
     if handled and reply is None:
         return 0
     problem = failure_line(reply, session.model.context_window)

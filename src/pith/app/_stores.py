@@ -106,7 +106,7 @@ def _open(choice: SessionChoice, cwd: str, agent_dir: Path, directory: Path) -> 
     if choice.session is not None:
         path = resolve_session_arg(choice.session, directory, agent_dir)
         if path.exists():
-            return SessionStore.open(path)
+            return SessionStore.open(path, cwd=cwd)
         return SessionStore.create(cwd, None, session_id=choice.session_id, path=path)
     if choice.continue_latest:
         latest = find_latest_session(directory, cwd)

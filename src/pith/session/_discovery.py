@@ -1,6 +1,9 @@
 """Finding sessions on disk: the per-directory folder, the latest one, a listing.
 
 Layout (Pi's): `<agent dir>/sessions/--<cwd with / as ->--/<timestamp>_<id>.jsonl`.
+
+A listing reads each file a block at a time: however large a session grows, memory holds a
+block and the few lines it decodes (the header, the first request, names, the last message).
 """
 
 from __future__ import annotations
@@ -10,11 +13,14 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
 from pith.errors import InputError
 from pith.session._codec import json_lines
+from pith.session._entries import timestamp_millis
+from pith.session._lines import line_blocks, reverse_lines
 
 __all__ = [
     "SessionInfo",
@@ -26,6 +32,9 @@ __all__ = [
 ]
 
 _HEADER_SCAN_BYTES = 1 << 20
+_ACTIVITY_SCAN_BYTES = 16 << 20
+_MESSAGE_MARK = b'"message"'
+_NAME_MARK = b'"session_info"'
 
 
 def default_session_dir(cwd: str, agent_dir: Path) -> Path:
@@ -81,6 +90,7 @@ class SessionInfo:
     name: str | None
     created: str
     modified: float
+    """When the session was last used (epoch seconds): see `last_used`."""
     entries: int
     first_message: str
 
@@ -100,53 +110,119 @@ def _text_of(message: object) -> str:
     return ""
 
 
+def _object(line: bytes) -> dict[str, object] | None:
+    try:
+        value = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@dataclass
+class _Scan:
+    header: dict[str, object]
+    entries: int = 0
+    name: str | None = None
+    first_message: str = ""
+
+
+def _scan(handle: BinaryIO, size: int) -> _Scan | None:
+    """The header, entry count, latest name and first user message, read a block at a time.
+
+    Only the header, the lines up to the first user message and `session_info` lines are
+    decoded; the other lines are only counted.
+    """
+    scan: _Scan | None = None
+    for block in line_blocks(handle, 0, size):
+        for line in block.split(b"\n"):
+            if scan is None:
+                if not line.strip():
+                    continue
+                value = _object(line)
+                if value is None:
+                    continue  # a malformed line before the header is skipped, as on load
+                if value.get("type") != "session":
+                    return None
+                scan = _Scan(value)
+                continue
+            if not (line.startswith(b"{") or line.strip().startswith(b"{")):
+                continue
+            scan.entries += 1
+            if _NAME_MARK in line:
+                value = _object(line)
+                if value is not None and value.get("type") == "session_info":
+                    raw = value.get("name")
+                    scan.name = raw.strip() or None if isinstance(raw, str) else None
+            if not scan.first_message and _MESSAGE_MARK in line:
+                value = _object(line)
+                message = value.get("message") if value is not None else None
+                if isinstance(message, dict) and message.get("role") == "user":
+                    scan.first_message = _text_of(message).strip()
+    return scan
+
+
+def _last_message_time(handle: BinaryIO, size: int) -> float | None:
+    """The time (epoch ms) of the last user or assistant message, found by reading the file
+    backwards from its end (at most `_ACTIVITY_SCAN_BYTES`): the message's own timestamp, else
+    its entry's."""
+    for line in reverse_lines(handle, size, _ACTIVITY_SCAN_BYTES):
+        if _MESSAGE_MARK not in line:
+            continue
+        value = _object(line)
+        if value is None or value.get("type") != "message":
+            continue
+        message = value.get("message")
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            continue
+        if "content" not in message:
+            continue
+        stamp = message.get("timestamp")
+        if isinstance(stamp, int | float) and not isinstance(stamp, bool) and stamp > 0:
+            return float(stamp)
+        entry_time = value.get("timestamp")
+        millis = timestamp_millis(entry_time) if isinstance(entry_time, str) else 0.0
+        if millis > 0:
+            return millis
+    return None
+
+
+def last_used(message_millis: float | None, header: dict[str, object], mtime: float) -> float:
+    """When a session was last used, in epoch seconds, as Pi dates sessions: its newest user
+    or assistant message, else its header's time, else the file's mtime (which copying or
+    touching the file changes, so it comes last)."""
+    if message_millis:
+        return message_millis / 1000
+    created = header.get("timestamp")
+    millis = timestamp_millis(created) if isinstance(created, str) else 0.0
+    return millis / 1000 if millis > 0 else mtime
+
+
 def _info(path: Path) -> SessionInfo | None:
     try:
-        data = path.read_bytes()
+        if not path.is_file():
+            return None
+        with open(path, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            scan = _scan(handle, status.st_size)
+            if scan is None:
+                return None
+            message_millis = _last_message_time(handle, status.st_size)
     except OSError:
         return None
-    header: dict[str, object] | None = None
-    entries = 0
-    name: str | None = None
-    first = ""
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            value = msgspec.json.decode(line)
-        except msgspec.DecodeError:
-            continue
-        if not isinstance(value, dict):
-            continue
-        if header is None:
-            if value.get("type") != "session":
-                return None
-            header = value
-            continue
-        entries += 1
-        if value.get("type") == "session_info":
-            raw = value.get("name")
-            name = raw.strip() or None if isinstance(raw, str) else None
-        if not first and value.get("type") == "message":
-            message = value.get("message")
-            if isinstance(message, dict) and message.get("role") == "user":
-                first = _text_of(message).strip()
-    if header is None:
-        return None
-    created = header.get("timestamp")
+    created = scan.header.get("timestamp")
     return SessionInfo(
         path=path,
-        id=str(header.get("id")),
-        name=name,
+        id=str(scan.header.get("id")),
+        name=scan.name,
         created=created if isinstance(created, str) else "",
-        modified=path.stat().st_mtime,
-        entries=entries,
-        first_message=" ".join(first.split())[:200] or "(no messages)",
+        modified=last_used(message_millis, scan.header, status.st_mtime),
+        entries=scan.entries,
+        first_message=" ".join(scan.first_message.split())[:200] or "(no messages)",
     )
 
 
 def list_sessions(session_dir: Path) -> list[SessionInfo]:
-    """Every readable session in `session_dir`, most recently used first."""
+    """Every readable session in `session_dir`, most recently used first (`last_used`)."""
     try:
         files = [path for path in session_dir.iterdir() if path.suffix == ".jsonl"]
     except OSError:

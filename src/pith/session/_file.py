@@ -1,7 +1,8 @@
 """The session file on disk: load (with repair and migration), lock, append (spec: pi-core §1).
 
 Loading never loses data: a line cut off by a crash is moved to `<file>.corrupt` (and the file
-cut back to its last complete line); malformed lines are reported by number and skipped;
+cut back to its last complete line), and nothing else; malformed lines are reported by number
+and skipped;
 entries of unknown types are kept verbatim. Appending is one `O_APPEND` write per entry; when a
 write fails, the file is cut back to its previous length and the caller gets a clear error.
 While a session is open, an exclusive `flock` on the file (with `<file>.lock` naming the owner's
@@ -19,6 +20,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
@@ -37,6 +39,7 @@ from pith.session._entries import (
     SessionHeader,
     new_entry_id,
 )
+from pith.session._lines import copy_range, end_of_last_line, last_non_blank_byte, line_blocks
 
 __all__ = [
     "LoadedSession",
@@ -77,58 +80,96 @@ class LoadedSession:
 def load_session(path: Path, *, lock: SessionLock | None = None) -> LoadedSession:
     """Read a session file, repairing a torn last line and migrating old versions.
 
+    The file is read a block of lines at a time, so memory holds the entries, not the file.
     Only with the session's `lock` held is the file changed; without it (a read-only look) a
     torn tail is skipped and old versions are migrated in memory only.
     """
     repair = lock is not None and lock.held
     try:
-        data = path.read_bytes()
+        handle = open(path, "rb")  # noqa: SIM115 (the with below closes it)
     except OSError as error:
         raise SessionFileError(f"cannot read session {path}: {error.strerror or error}") from None
     warnings: list[str] = []
-    cut = data.rfind(b"\n") + 1
-    tail = data[cut:]
-    with _no_gc():
-        fast = decode_lines(data[:cut])
-        if fast is not None:
-            parsed = list(enumerate(fast, start=1))
-            complete_lines = data.count(b"\n", 0, cut)
-        else:
-            lines = data[:cut].split(b"\n")[:-1]
-            parsed = _parse_lines(path, lines, warnings)
-            complete_lines = len(lines)
-    header = parsed[0][1] if parsed else None
-    if tail.strip():
-        last = decode_line(tail)
-        is_session = isinstance(header, SessionHeader) or (
-            header is None and isinstance(last, SessionHeader)
-        )
-        if last is not None and is_session:
-            parsed.append((complete_lines + 1, last))
-            header = parsed[0][1]
-            if repair:
-                _append_bytes(path, b"\n")  # complete line, missing only its newline
-        elif isinstance(header, SessionHeader):
-            if repair:
-                _quarantine_tail(path, len(data) - len(tail), tail)
-                warnings.append(
-                    f"{path}: the last line was cut off ({len(tail)} bytes, probably a crash "
-                    f"while writing); moved to {path.name}.corrupt"
-                )
-            else:
-                warnings.append(f"{path}: the last line is incomplete and was skipped")
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        cut = end_of_last_line(handle, size)
+        with _no_gc():
+            header, entries = _read_lines(path, handle, cut, warnings)
+        tail_end = last_non_blank_byte(handle, cut, size)
+        if tail_end is not None:
+            last = _decode_tail(handle, cut, size, tail_end)
+            is_session = isinstance(header, SessionHeader) or (
+                header is None and isinstance(last, SessionHeader)
+            )
+            if last is not None and is_session:
+                if header is None:
+                    header = last
+                elif not isinstance(last, SessionHeader):
+                    entries.append(last)
+                if repair:
+                    _append_bytes(path, b"\n")  # complete line, missing only its newline
+            elif isinstance(header, SessionHeader):
+                if repair:
+                    _quarantine_tail(path, handle, cut, size)
+                    warnings.append(
+                        f"{path}: the last line was cut off ({size - cut} bytes, probably a "
+                        f"crash while writing); moved to {path.name}.corrupt"
+                    )
+                else:
+                    warnings.append(f"{path}: the last line is incomplete and was skipped")
     if not isinstance(header, SessionHeader):
-        if not data.strip():
+        if size == 0:
             raise SessionFileError(f"{path} is empty; it holds no session")
+        if header is None and tail_end is None and not warnings:
+            raise SessionFileError(f"{path} holds only blank lines, no session header")
         raise SessionFileError(
             f"{path} is not a pith/Pi session (its first line is not a session header)"
         )
-    entries = [entry for _, entry in parsed[1:] if not isinstance(entry, SessionHeader)]
     loaded = LoadedSession(header, entries, warnings)
     version = header.version if isinstance(header.version, int) else 1
     if version < CURRENT_VERSION:
-        _migrate(path, data, loaded, lock=lock if repair else None)
+        _migrate(path, loaded, lock=lock if repair else None)
     return loaded
+
+
+def _read_lines(
+    path: Path, handle: BinaryIO, end: int, warnings: list[str]
+) -> tuple[SessionHeader | SessionEntry | None, list[SessionEntry]]:
+    """The first line that parses (the header, in a session) and the entries after it, read
+    from the complete lines before `end`; stops at once when the first is not a header."""
+    first: SessionHeader | SessionEntry | None = None
+    entries: list[SessionEntry] = []
+    number = 1
+    for block in line_blocks(handle, 0, end):
+        decoded = decode_lines(block)
+        if decoded is None:
+            lines = block.split(b"\n")[:-1]
+            decoded = _parse_lines(path, lines, warnings, number)
+            number += len(lines)
+        else:
+            number += block.count(b"\n")
+        for item in decoded:
+            if first is None:
+                first = item
+                if not isinstance(item, SessionHeader):
+                    return first, entries
+            elif not isinstance(item, SessionHeader):
+                entries.append(item)
+    return first, entries
+
+
+def _decode_tail(
+    handle: BinaryIO, start: int, end: int, last_byte: int
+) -> SessionHeader | SessionEntry | None:
+    """The bytes after the last newline as an entry, if they are one missing only its newline.
+
+    A JSON object ends in `}`: when the bytes do not, the line was cut off, and they are not
+    read into memory at all (a crash can leave a cut-off line of any size).
+    """
+    if last_byte != ord("}"):
+        return None
+    handle.seek(start)
+    return decode_line(handle.read(end - start))
 
 
 @contextlib.contextmanager
@@ -144,10 +185,10 @@ def _no_gc() -> Iterator[None]:
 
 
 def _parse_lines(
-    path: Path, lines: list[bytes], warnings: list[str]
-) -> list[tuple[int, SessionHeader | SessionEntry]]:
-    parsed: list[tuple[int, SessionHeader | SessionEntry]] = []
-    for number, line in enumerate(lines, start=1):
+    path: Path, lines: list[bytes], warnings: list[str], first_number: int
+) -> list[SessionHeader | SessionEntry]:
+    parsed: list[SessionHeader | SessionEntry] = []
+    for number, line in enumerate(lines, start=first_number):
         if not line.strip():
             continue
         entry = decode_line(line)
@@ -158,7 +199,7 @@ def _parse_lines(
             problem = salvage_problem(entry)
             if problem is not None:
                 warnings.append(f"{path}:{number}: {problem} (the line is kept as it is)")
-        parsed.append((number, entry))
+        parsed.append(entry)
     return parsed
 
 
@@ -170,10 +211,15 @@ def _append_bytes(path: Path, data: bytes) -> None:
         os.close(descriptor)
 
 
-def _quarantine_tail(path: Path, keep: int, tail: bytes) -> None:
+def _quarantine_tail(path: Path, handle: BinaryIO, keep: int, size: int) -> None:
+    """Move the bytes from `keep` on to `<file>.corrupt` (a block at a time), then cut the
+    file back to `keep`; the copy is on disk before anything is cut."""
     corrupt = path.with_name(path.name + ".corrupt")
-    with open(corrupt, "ab") as handle:
-        handle.write(tail + b"\n")
+    with open(corrupt, "ab") as target:
+        copy_range(handle, keep, size, target)
+        target.write(b"\n")
+        target.flush()
+        os.fsync(target.fileno())
     os.truncate(path, keep)
 
 
@@ -203,17 +249,26 @@ def migrate_entries(objects: list[dict[str, object]]) -> None:
     header["version"] = CURRENT_VERSION
 
 
-def _migrate(
-    path: Path, original: bytes, loaded: LoadedSession, *, lock: SessionLock | None
-) -> None:
-    objects = [value for value in json_lines(original) if isinstance(value, dict)]
+def _migrate(path: Path, loaded: LoadedSession, *, lock: SessionLock | None) -> None:
+    """Bring an old-format file to v3: in memory, and (with the lock) on disk, keeping the
+    original as `<file>.bak`. Old files predate long sessions; this one reads them whole."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        objects = [
+            value
+            for block in line_blocks(handle, 0, size)
+            for value in json_lines(block)
+            if isinstance(value, dict)
+        ]
     migrate_entries(objects)
     lines = [msgspec.json.encode(obj) for obj in objects]
     backup = path.with_name(path.name + ".bak")
     if lock is not None:
         shutil.copyfile(path, backup)
         temporary = path.with_name(path.name + ".migrating")
-        temporary.write_bytes(b"".join(line + b"\n" for line in lines))
+        with open(temporary, "wb") as target:
+            for line in lines:
+                target.write(line + b"\n")
         lock.replace_file(temporary)
     reparsed = [decode_line(line) for line in lines]
     header = reparsed[0]

@@ -132,10 +132,12 @@ class SessionStore:
         return cls(header, [], path, persisted=False)
 
     @classmethod
-    def open(cls, path: Path, *, lock: bool = True) -> SessionStore:
+    def open(cls, path: Path, *, lock: bool = True, cwd: str | None = None) -> SessionStore:
         """Load an existing session file and (by default) lock it for writing.
 
-        The lock is taken before the file is read, so a repair never races a writer.
+        The lock is taken before the file is read, so a repair never races a writer. An empty
+        (zero-byte) file opened for writing holds nothing to lose: it becomes a new session
+        for `cwd` (default: the current directory), its header written at once, as in Pi.
         """
         session_lock = SessionLock(path)
         if lock:
@@ -144,12 +146,30 @@ class SessionStore:
             except FileNotFoundError:
                 raise SessionFileError(f"no session file at {path}") from None
         try:
+            if lock and _is_empty(path):
+                return cls._start_in(path, session_lock, cwd or os.getcwd())
             loaded = load_session(path, lock=session_lock if lock else None)
         except BaseException:
             session_lock.release()
             raise
         store = cls(loaded.header, loaded.entries, path, persisted=True, warnings=loaded.warnings)
         store._lock = session_lock
+        return store
+
+    @classmethod
+    def _start_in(cls, path: Path, lock: SessionLock, cwd: str) -> SessionStore:
+        """A new session written into the empty file at `path`, whose lock is held."""
+        store = cls.create(cwd, None, path=path)
+        store._lock = lock
+        assert store._file is not None
+        try:
+            store._file.append(encode_entry(store.header))
+        except OSError as error:
+            store._file.close()
+            raise SessionFileError(
+                f"cannot start a session in the empty file {path}: {error.strerror or error}"
+            ) from None
+        store._persisted = True
         return store
 
     def close(self) -> None:
@@ -467,6 +487,13 @@ class SessionStore:
 
     def __iter__(self) -> Iterator[SessionEntry]:
         return iter(self.entries)
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return False  # the load says what is wrong
 
 
 def _rechain_without_labels(path: list[SessionEntry]) -> list[SessionEntry]:

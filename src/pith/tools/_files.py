@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from pith.agent import ToolError
+from pith.tools._paths import expand_path
 from pith.tools.truncate import format_size
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "describe_os_error",
     "looks_binary",
     "mutation_lock",
+    "refuse_directory_path",
     "require_regular_file",
     "write_atomically",
 ]
@@ -44,6 +46,24 @@ def describe_os_error(error: OSError, path: str, action: str) -> str:
         return f"Read-only file system: cannot {action} {path}"
     reason = error.strerror or str(error)
     return f"Cannot {action} {path}: {reason}"
+
+
+def refuse_directory_path(path: str, absolute: str, action: str) -> None:
+    """Fail unless `path` may name a file: one ending in `/` names a directory, as in bash.
+
+    `absolute` is its resolved form, which has lost the slash (so without this check,
+    `notes/` would write over the file `notes`). An existing directory is left to the caller,
+    which says so in its own words.
+    """
+    if not expand_path(path).endswith("/") or os.path.isdir(absolute):
+        return
+    if os.path.lexists(absolute):
+        shown = path.rstrip("/")
+        raise ToolError(f"{path}: Not a directory ({shown} is a file); nothing was written.")
+    raise ToolError(
+        f"{path}: Is a directory (a path ending in / names a directory); give the path of a "
+        f"file to {action}."
+    )
 
 
 def require_regular_file(path: str, shown: str, action: str) -> os.stat_result:

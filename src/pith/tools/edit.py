@@ -22,6 +22,7 @@ from pith.tools._files import (
     describe_os_error,
     looks_binary,
     mutation_lock,
+    refuse_directory_path,
     require_regular_file,
     write_atomically,
 )
@@ -114,6 +115,7 @@ class EditTool(BuiltinTool):
 
 
 def _edit_file(path: str, absolute: str, edits: list[tuple[str, str]]) -> ToolResult:
+    refuse_directory_path(path, absolute, "edit")
     info = require_regular_file(absolute, path, "edit")
     try:
         with open(absolute, "rb") as handle:

@@ -8,7 +8,12 @@ from typing import ClassVar
 
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.tools._base import BuiltinTool
-from pith.tools._files import describe_os_error, mutation_lock, write_atomically
+from pith.tools._files import (
+    describe_os_error,
+    mutation_lock,
+    refuse_directory_path,
+    write_atomically,
+)
 from pith.tools._paths import resolve_tool_path
 
 __all__ = ["WriteTool"]
@@ -53,6 +58,7 @@ class WriteTool(BuiltinTool):
 
 
 def _write_file(path: str, absolute: str, content: str) -> None:
+    refuse_directory_path(path, absolute, "write")
     if os.path.isdir(absolute):
         raise ToolError(f"{path} is a directory; give the path of a file to write.")
     try:
