@@ -5,7 +5,8 @@ The plain output says whether the guard strips views from the command and why (o
 leaves it untouched), then the command it would run, the views it would apply afterwards and
 the statements it would hoist into the side channel. `--json` prints one object:
 `{"changed", "cleaned", "views", "reason"}`, where `cleaned` is the command the guard runs,
-with the placeholders `<sink>` and `<marker>` standing for its temporary files.
+with the placeholders `<sink>`, `<marker>` and `<after>` standing for its temporary files,
+plus `"directory"` when the views run elsewhere than the command (after a `cd`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ __all__ = ["run"]
 
 SINK_PLACEHOLDER = "<sink>"
 MARKER_PLACEHOLDER = "<marker>"
+AFTER_PLACEHOLDER = "<after>"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,14 +45,17 @@ def run(argv: list[str]) -> int:
     cleaned = plan.render(
         SINK_PLACEHOLDER if plan.needs_sink else None,
         MARKER_PLACEHOLDER if plan.needs_marker else None,
+        AFTER_PLACEHOLDER if plan.needs_after else None,
     )
     if options.json:
-        payload = {
+        payload: dict[str, object] = {
             "changed": plan.changed,
             "cleaned": cleaned,
             "views": [view.text for view in plan.views],
             "reason": plan.reason,
         }
+        if plan.directory is not None:
+            payload["directory"] = plan.directory
         print(json.dumps(payload, ensure_ascii=False))
         return 0
     if not plan.changed:
@@ -63,8 +68,15 @@ def run(argv: list[str]) -> int:
         print(f"  view:    {view.text}  ({how})")
     for text in plan.hoisted:
         print(f"  hoisted: {text}  (output kept in {SINK_PLACEHOLDER}, shown before the view)")
+    if plan.directory is not None:
+        print(f"  views run in: {plan.directory} (where the shell is when the pipeline starts)")
     if plan.needs_marker:
         print(f"  marker:  {MARKER_PLACEHOLDER} exists only if the pipeline ran")
+    if plan.needs_after:
+        print(
+            f"  after:   {AFTER_PLACEHOLDER} holds what the cd after the pipeline prints "
+            "(shown after the view)"
+        )
     if plan.has_following_statement:
         print("  status:  the command's own (a statement follows the pipeline)")
     else:

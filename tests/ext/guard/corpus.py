@@ -177,7 +177,7 @@ def _app_log() -> str:
 def build_fixture(root: Path) -> None:
     """Write the corpus's project into `root` (created; must not exist)."""
     root.mkdir(parents=True)
-    for folder in ("src", "logs", "data", "sub/deeper", "scripts", "dir with space"):
+    for folder in ("src", "logs", "data", "text", "sub/deeper", "scripts", "dir with space"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     readme = "".join(
         f"{'## ' if n % 10 == 1 else ''}README line {n}: pith guard docs {_WORDS[n % 24]}\n"
@@ -189,6 +189,7 @@ def build_fixture(root: Path) -> None:
     (root / "src" / "util.py").write_text(_UTIL)
     (root / "src" / "data.json").write_text('{"name": "pith", "items": [1, 2, 3]}\n')
     (root / "logs" / "build.log").write_text(_build_log())  # > 2000 lines and > 50 KB
+    (root / "build.log").write_text(_build_log()[:20_000])
     (root / "logs" / "app.log").write_text(_app_log())
     (root / "logs" / "wide.log").write_text(  # > 50 KB in 600 lines
         "".join(f"{n:04d} " + "x" * 110 + f" end {n}\n" for n in range(1, 601))
@@ -203,6 +204,8 @@ def build_fixture(root: Path) -> None:
         + "".join(f"{n},{_WORDS[n % 24]},{(n * 37) % 101}\n" for n in range(1, 101))
     )
     (root / "data" / "noeol.txt").write_text("first\nsecond\nlast without newline")
+    (root / "data" / "patterns.txt").write_text("WARN\nrequest 1[0-9] \n")
+    (root / "text" / "notes.txt").write_text("notes in text\n")
     (root / "data" / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
     (root / "data" / "spaces.txt").write_text("a  \nb\t\n\n   \n\n")
     (root / "data" / "binary.bin").write_bytes(bytes(range(256)) * 4)
@@ -240,6 +243,35 @@ _ISSUE = [
     S("cat data/utf8.txt | head -3"),
     S("cat data/utf8.txt | grep '🎉'"),
     S("cat src/app.py | grep no-such-text-anywhere"),
+]
+
+_KNOWN_STATE = [
+    # literal variables, the directory the views run in, `-`, quiet shopts, a trailing cd
+    S("X=5; seq 1 $X | tail -2", expect="4\n5"),
+    S('f=build.log; tail -n 100 "$f" | grep -c INFO'),
+    S('f=logs/app.log; tail -n 20 "$f" | head -3'),
+    S("N=4 && cd logs && tail -n $N app.log | grep -c INFO"),
+    U("X=5; { X=inf; seq $X; } | head -1"),
+    U("X=inf; seq 1 $X | head -2"),
+    S("cd logs && cat app.log | grep -f ../data/patterns.txt | head -2"),
+    S("cd logs && cat app.log | grep -c -f ../data/patterns.txt > ../count.txt"),
+    S("cd sub/deeper && cd ../.. && cat logs/app.log | grep -f data/patterns.txt | tail -1"),
+    S("cd missing-dir && cat app.log | grep -f ../data/patterns.txt | head -2"),
+    U("cd logs; cat app.log | grep -f ../data/patterns.txt | head -2"),
+    S("seq 1 10 | tail -n 2 -", expect="9\n10"),
+    S("seq 1 10 | grep -c 1 -"),
+    S("seq 3 | head -n 1 - -"),
+    S("shopt -s nullglob; echo *.nothing | head -1", expect=""),
+    S("shopt -s dotglob nullglob && ls -d sub/* | head -2"),
+    U("shopt -s extglob; seq 3 | head -1"),
+    S("cd text && cat ../build.log | grep -c ERROR > ../count.txt"),
+    S("cd sub && cat ../logs/build.log | grep ERROR | tail -2 >> ../errors.txt"),
+    U("cd text; cat ../build.log | grep -c ERROR > ../count.txt"),
+    S("cat build.log | grep -c ERROR; cd src"),
+    S("cat build.log | grep -c ERROR; cd missing-dir"),
+    S("cat build.log | tail -3; cd src; [ -f app.py ]"),
+    S("cd missing-dir && cat build.log | grep -c ERROR; cd src"),
+    U("cat build.log | tail -3 > last.txt; cd src"),
 ]
 
 _HEAD_TAIL = [
@@ -430,7 +462,7 @@ _HOISTED = [
     S("echo start; false && echo no; seq 4 | tail -1"),
     S("(cd sub && pwd | sed 's|.*/||'); ls | head -2"),
     S("{ echo grouped; echo more; }; seq 3 | tail -1"),
-    U('X=42; echo "x is $X"; seq $X | tail -1'),  # seq's length unknown
+    S('X=42; echo "x is $X"; seq $X | tail -1'),  # seq's length is known from X
     S('X=42; echo "x is $X"; seq 42 | grep -c 4'),
     S('N=3; seq 10 | head -2; Y="$N"'),
     S("pwd | sed 's|.*/||'; cd sub/deeper && pwd | sed 's|.*/||' && cat c.txt | head -1"),
@@ -445,7 +477,7 @@ _HOISTED = [
     S("./scripts/mixed.sh; seq 3 | tail -1"),
     S("echo a && { echo b; false; } && seq 3 | head -1"),
     S("false || echo rescued && seq 3 | head -1"),
-    U("cd sub && seq 3 | tail -1 > out.txt"),
+    S("cd sub && seq 3 | tail -1 > out.txt"),  # the view writes where the shell is
     U("if true; then echo yes; fi; seq 3 | head -1"),
     U("f() { echo f; }; f; seq 3 | head -1"),
     U("exit 3; seq 3 | head -1"),
@@ -573,7 +605,7 @@ _REDIRECTS = [
     U("seq 3 | head -n $N"),
     U("seq 3 | head -2 README.md"),
     U("seq 3 | grep -r x src"),
-    U("seq 3 | grep -f patterns.txt"),
+    S("seq 3 | grep -f patterns.txt"),
     S("seq 10 | tee all.txt | tail -2"),
     # the command runs to its end (documented): no broken pipe, a complete tee
     S(
@@ -723,6 +755,7 @@ _FILES_AND_TOOLS = [
 
 CORPUS: list[Case] = [
     *_ISSUE,
+    *_KNOWN_STATE,
     *_HEAD_TAIL,
     *_GREP,
     *_RG_LESS,

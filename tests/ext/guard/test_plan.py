@@ -365,6 +365,13 @@ def test_decision_4_exit_status_options_leave_the_command_untouched(prefix: str)
 def test_decision_4_other_option_changes_are_not_modelled_either() -> None:
     untouched("set -x; make | tail -3", "shell options")
     untouched("shopt -s lastpipe; make | tail -3", "shell options")
+    untouched("shopt -s nullglob extglob; make | tail -3", "does not model (extglob)")
+    untouched("shopt -u cdable_vars; make | tail -3", "shell options")
+    untouched("shopt -so noclobber; make | tail -3", "shell options")
+    untouched("shopt -o; make | tail -3", "shell options")
+    assert changed("shopt -s nullglob dotglob; make | tail -3").changed  # globbing only
+    assert changed("shopt -q nullglob && make | tail -3").changed  # a query
+    assert changed("shopt; make | tail -3").changed  # a listing
     untouched("(set -e; make) | tail -3", "exit-status options")
     assert changed("set -- a b; make | tail -3").changed  # positional parameters only
 
@@ -379,7 +386,12 @@ def test_decision_4_other_option_changes_are_not_modelled_either() -> None:
         ("ls | grep x file", "file operand"),
         ("ls | grep -e x file", "file operand"),
         ("ls | grep -r x", "searches files"),
-        ("ls | grep -f patterns.txt", "from a file"),
+        ("ls | grep -f -", "not a file"),
+        ("ls | grep -f /dev/stdin", "not a file"),
+        ("ls | grep -f /dev/fd/0", "not a file"),
+        ("ls | head -2 - file", "file operand"),
+        ("ls | grep -f p.txt x", "file operand"),
+        ("ls | tee p.txt | grep -f p.txt", "the pipeline names"),
         ("ls | rg --files", "lists files"),
         ("ls | head -n $N", "not literal"),
         ("ls | head -n $(cat n)", "not literal"),
@@ -479,12 +491,107 @@ def test_multibyte_text_is_sliced_on_bytes() -> None:
     )
 
 
-def test_views_with_output_redirections_refuse_a_change_of_directory() -> None:
-    untouched("cd build && make | tail -5 > out.txt", "relative path")
+def test_views_with_output_redirections_refuse_a_directory_the_guard_cannot_follow() -> None:
+    untouched("cd build; make | tail -5 > out.txt", "relative path")  # the cd may have failed
     untouched("pushd build && make | tail -5 > out.txt", "relative path")
     untouched("{ cd build; } && make | tail -5 > log/out.txt", "relative path")
-    assert changed("cd build && make | tail -5 > /tmp/out.txt").changed  # absolute target
-    assert changed("cd build && make | tail -5 2>&1").changed  # no file
+    untouched('cd "$D" && make | tail -5 > out.txt', "relative path")
+    untouched("cd .. && make | tail -5 > out.txt", "relative path")
+    untouched("true || cd a && make | tail -5 > out.txt", "relative path")
+    assert changed("cd build && make | tail -5 > /tmp/out.txt").directory is None  # absolute
+    assert changed("cd build && make | tail -5 2>&1").directory is None  # no file
+    assert changed("cd build; make | tail -5 2>&1").directory is None
+    assert changed("cd build && make | tail -5 > out.txt").directory == "build"
+    assert changed("cd a/b && cd ../c && make | tail -5 > out.txt").directory == "a/c"
+    assert changed("cd x; cd /abs && make | tail -5 > out.txt").directory == "/abs"
+    assert changed("make | tail -5 > out.txt").directory is None
+
+
+def test_a_cd_that_cdpath_could_redirect_is_not_followed() -> None:
+    command = "cd build && make | tail -5 > out.txt"
+    plan = plan_command(command, environment={"CDPATH": "/elsewhere"})
+    assert not plan.changed
+    assert "relative path" in plan.reason
+    assert plan_command(command, environment={"CDPATH": ""}).directory == "build"
+    assert plan_command("cd ./build && make | tail -5 > out.txt", environment={"CDPATH": "/x"})
+    untouched("CDPATH=/x; cd build && make | tail -5 > out.txt", "relative path")
+
+
+def test_a_view_reading_a_pattern_file_runs_where_the_shell_is() -> None:
+    plan = changed("cd logs && cat app.log | grep -f ../data/patterns.txt | head -2")
+    assert plan.views[0].reads == ("../data/patterns.txt",)
+    assert plan.directory == "logs"
+    assert plan.view_directory("/work") == "/work/logs"
+    assert changed("cat app.log | grep --file=p.txt").view_directory("/work") == "/work"
+    untouched("cd logs; cat app.log | grep -f ../p.txt", "relative path")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "X=5; seq 1 $X | tail -2",
+        'f=build.log; tail -n 100 "$f" | grep -c INFO',
+        "N=3 && seq $N | tail -1",
+        'A=2 B="$A"0; seq 1 $B | head -1',
+        "X=5; X+=0; seq $X | tail -1",
+        "X=5; seq 10 | head -2; Y=$X",
+        "d=log.txt; cat < $d | head -1",
+    ],
+)
+def test_literal_assignments_before_the_pipeline_are_known(command: str) -> None:
+    assert changed(command).changed
+
+
+@pytest.mark.parametrize(
+    ("command", "because"),
+    [
+        ("X=inf; seq 1 $X | head -2", "to infinity"),
+        ("X=99999999999; seq $X | head -2", "numbers"),
+        ("d=/dev/zero; cat $d | head -c 5", "/dev/zero"),
+        ("d=/dev/urandom; tr -dc a < $d | head -c 5", "/dev/urandom"),
+        ("X=5; { X=inf; seq $X; } | head -1", "cannot read"),
+        ("X=5; read X; seq 1 $X | tail -2", "cannot read"),
+        ("X=5; { X=9; }; seq 1 $X | tail -2", "cannot read"),
+        ("X=5; (X=9); seq 1 $X | tail -2", "cannot read"),
+        ("X=5; eval 'true'; seq 1 $X | tail -2", "`eval`"),
+        ("X=5; { eval true; seq $X; } | tail -2", "cannot read"),
+        ("X=5; { . ./x.sh; seq $X; } | tail -2", "cannot read"),
+        ("true || X=5 && seq 1 $X | tail -2", "cannot read"),
+        ("X=$(cat n); seq 1 $X | tail -2", "cannot read"),
+        ("declare -i X=5; seq 1 $X | tail -2", "cannot read"),
+        ("RANDOM=5; seq 1 $RANDOM | tail -2", "cannot read"),
+        ("X=5; seq 1 $X | tail -2; X=9", "cannot read"),
+        ("X=5; for X in 1; do :; done; seq $X | tail -1", "a `for` loop"),
+        ("X=5; f() { X=9; }; seq $X | tail -1", "a function definition"),
+        ("X=5; seq 1 $X | tail -$X", "not literal"),
+        ("X=5; bash -c 'seq 1 $X' | tail -2", "cannot read"),
+        ("IFS=,; X=5; seq 1 $X | tail -2", "cannot read"),
+    ],
+)
+def test_variables_the_planner_cannot_know_stay_unknown(command: str, because: str) -> None:
+    untouched(command, because)
+
+
+def test_a_cd_after_the_pipeline_prints_into_the_after_channel() -> None:
+    plan = changed("cat build.log | grep -c ERROR; cd src")
+    assert plan.has_following_statement
+    assert plan.needs_after
+    assert plan.render(None, None, "/a") == "cat build.log; { cd src; } >> '/a' 2>&1"
+    with pytest.raises(ValueError, match="after"):
+        plan.render()
+    assert changed('make | tail -3; cd "$D"; true').needs_after
+    assert not changed("make | tail -3; true").needs_after
+    untouched("make | tail -3; cd $(pwd)", "not silent")
+    untouched("make | tail -3; cd src > x", "not silent")
+    untouched("make | tail -3 > out.txt; cd src", "a cd follows")
+    untouched("make | tail -3; cd $?", "$?")
+    untouched("make | tail -3 && cd src", "&& or ||")
+
+
+def test_umask_before_a_view_that_writes_a_file_is_refused() -> None:
+    untouched("umask 077 && seq 3 | tail -1 > /tmp/u.txt", "umask")
+    assert changed("umask 077 && seq 3 | tail -1 > /dev/null").changed
+    assert changed("umask 077 && seq 3 | tail -1").changed
 
 
 def test_prefixes_that_change_what_a_view_sees_are_refused() -> None:
@@ -525,6 +632,9 @@ def test_prefixes_that_change_what_a_view_sees_are_refused() -> None:
         ("head -n 2k", None, None, False),
         ("head -q -n 2", None, None, False),
         ("tail +3", None, None, False),  # obsolete syntax: bash runs it
+        ("tail -n 3 -", "tail", 3, False),  # `-` is the pipe
+        ("head -- -", "head", 10, False),
+        ("head - -", None, None, False),  # a header per `-`: bash runs it
         ("tail -z -n 2", None, None, False),
         ("LC_ALL=C head -2", None, None, False),
         ("grep x", None, None, False),

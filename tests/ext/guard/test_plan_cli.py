@@ -88,3 +88,21 @@ def test_run_shows_hoisted_statements_and_the_marker(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "  hoisted: echo hi  (output kept in <sink>, shown before the view)" in out
     assert "  marker:  <marker> exists only if the pipeline ran" in out
+
+
+def test_run_shows_the_after_channel_and_where_the_views_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(["plan", "cd logs && cat app.log | grep -f ../p.txt; cd .."]) == 0
+    out = capsys.readouterr().out
+    assert "  runs:    { cd logs; } >> '<sink>' 2>&1 && { cat app.log; } 9>'<marker>' 9>&-; " in out
+    assert "{ cd ..; } >> '<after>' 2>&1" in out
+    assert "  after:   <after> holds what the cd after the pipeline prints" in out
+    assert "  views run in: logs (where the shell is when the pipeline starts)" in out
+    assert run(["plan", "--json", "cd logs && cat app.log | grep -f ../p.txt"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["directory"] == "logs"
+    assert run(["plan", "--json", "seq 5 | tail -n2; cd src"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["cleaned"] == "seq 5; { cd src; } >> '<after>' 2>&1"
+    assert "directory" not in payload

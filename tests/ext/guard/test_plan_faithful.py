@@ -4,12 +4,14 @@ For each command the planner changes, the *original* runs as `bash -c ORIGINAL` 
 *emulation* runs exactly what the executor does (the module docstring of
 `pith.ext.guard._plan`):
 
-1. create the sink empty, make sure the marker does not exist;
-2. run `bash -c plan.render(sink, marker)` (marker only when `needs_marker`);
+1. create the sink and the after file empty, make sure the marker does not exist;
+2. run `bash -c plan.render(sink, marker, after)` (each only when the plan needs it);
 3. marker present (or not needed): output = sink text + the run's output piped through
-   `bash -c " | ".join(view texts)` on stdin, in the same directory; status = that view
-   pipeline's, or the run's own when `has_following_statement`;
-   marker absent: output = sink text + the run's output, status = the run's.
+   `bash -c " | ".join(view texts)` on stdin, in `plan.view_directory(...)` of the run's
+   directory + the after file's text; status = that view pipeline's, or the run's own when
+   `has_following_statement`;
+   marker absent: output = sink text + the run's output + the after file's text, status =
+   the run's.
 
 Both sides merge stderr into stdout (`stderr=STDOUT`, as the bash tool does) and run in a
 fresh copy of the same fixture directory; the output bytes, the exit status and every file
@@ -44,11 +46,21 @@ ENV = {
 
 def _fixture(root: Path) -> None:
     root.mkdir()
-    (root / "sub").mkdir()
+    for folder in ("sub", "logs", "data", "text", "src"):
+        (root / folder).mkdir()
     _texts(root)
     _texts(root / "sub")  # so that `cd sub && cat lines.txt` writes nothing to stderr
     for name in ("a.py", "b.py", "c.txt"):
         (root / "sub" / name).write_text(f"{name}\n")
+    (root / "build.log").write_text(
+        "".join(f"{'ERROR' if n % 7 == 0 else 'INFO'} step {n}\n" for n in range(1, 151))
+    )
+    (root / "logs" / "app.log").write_text(
+        "".join(f"{('DEBUG', 'INFO', 'WARN', 'ERROR')[n % 4]} request {n}\n" for n in range(40))
+    )
+    (root / "data" / "patterns.txt").write_text("WARN\nrequest 3\n")
+    (root / "text" / "notes.txt").write_text("notes\n")
+    (root / "src" / "app.py").write_text("print('app')\n")
 
 
 def _texts(root: Path) -> None:
@@ -98,31 +110,35 @@ def _in_process(view: View, data: bytes) -> bytes:
 
 
 def _emulate(plan: GuardPlan, cwd: Path, scratch: Path) -> tuple[bytes, int]:
-    sink, marker = scratch / "sink.out", scratch / "marker"
+    sink, marker, after = scratch / "sink.out", scratch / "marker", scratch / "after.out"
     sink.write_bytes(b"")
+    after.write_bytes(b"")
     marker.unlink(missing_ok=True)
     script = plan.render(
-        str(sink) if plan.needs_sink else None, str(marker) if plan.needs_marker else None
+        str(sink) if plan.needs_sink else None,
+        str(marker) if plan.needs_marker else None,
+        str(after) if plan.needs_after else None,
     )
     output, status = _bash(script, cwd)
     ran = marker.exists() or not plan.needs_marker
-    side = sink.read_bytes()
+    side, later = sink.read_bytes(), after.read_bytes()
     if not ran:
-        return side + output, status
-    projected, view_status = _bash(plan.pipeline, cwd, stdin=output)
+        return side + output + later, status
+    views_cwd = Path(plan.view_directory(str(cwd)))
+    projected, view_status = _bash(plan.pipeline, views_cwd, stdin=output)
     if all(view.simple for view in plan.views):
         data = output
         for view in plan.views:
             data = _in_process(view, data)
         assert data == projected, f"in-process {plan.pipeline!r} differs from bash"
-    return side + projected, status if plan.has_following_statement else view_status
+    return side + projected + later, status if plan.has_following_statement else view_status
 
 
 def assert_faithful(command: str, tmp_path: Path) -> GuardPlan:
     base = tmp_path / "base"
     if not base.exists():
         _fixture(base)
-    plan = plan_command(command)
+    plan = plan_command(command, environment=ENV)
     assert plan.changed, plan.reason
     original_dir, emulated_dir = tmp_path / "original", tmp_path / "emulated"
     for folder in (original_dir, emulated_dir):
@@ -132,7 +148,7 @@ def assert_faithful(command: str, tmp_path: Path) -> GuardPlan:
     scratch.mkdir(exist_ok=True)
     expected = _bash(command, original_dir)
     actual = _emulate(plan, emulated_dir, scratch)
-    assert actual == expected, f"{command!r} → {plan.render('<sink>', '<marker>')!r}"
+    assert actual == expected, f"{command!r} → {plan.render('<sink>', '<marker>', '<after>')!r}"
     assert _snapshot(emulated_dir) == _snapshot(original_dir)
     if not plan.needs_marker:
         # "No marker needed" must mean the pipeline always runs.
@@ -142,7 +158,8 @@ def assert_faithful(command: str, tmp_path: Path) -> GuardPlan:
         marker = scratch / "always"
         marker.unlink(missing_ok=True)
         sink = str(scratch / "sink.out") if plan.needs_sink else None
-        _bash(plan.render(sink, str(marker)), emulated_dir)
+        after = str(scratch / "after.out") if plan.needs_after else None
+        _bash(plan.render(sink, str(marker), after), emulated_dir)
         assert marker.exists()
     return plan
 
@@ -234,6 +251,44 @@ FAITHFUL = [
     'echo a; false; echo "${PIPESTATUS[0]}" | head -1',
     "echo x\necho $LINENO | head -1",
     "echo first && echo $LINENO | tail -1",
+    # variables assigned literals earlier in the command are known
+    "X=5; seq 1 $X | tail -2",
+    'f=build.log; tail -n 100 "$f" | grep -c INFO',
+    'f=missing.log; tail -n 100 "$f" 2>&1 | grep -c INFO',
+    "N=3 && seq $N | tail -1",
+    'A=2; B="$A"0; seq 1 $B | tail -1',
+    "X=5; X+=0; seq 1 $X | tail -2",
+    "X='1 3'; seq $X | tail -1",
+    # the views run in the directory the shell is in
+    "cd logs && cat app.log | grep -f ../data/patterns.txt | head -2",
+    "cd logs && cat app.log | grep --file=../data/patterns.txt -c",
+    "cd logs && cd ../data && cat ../logs/app.log | grep -f patterns.txt | tail -1",
+    "cd missing && cat app.log | grep -f ../data/patterns.txt | head -2",
+    "cat logs/app.log | grep -f data/patterns.txt | head -3",
+    "cat logs/app.log | grep -f data/nothing.txt",
+    "cd text && cat ../build.log | grep -c ERROR > ../count.txt",
+    "cd text && cd ../sub && cat lines.txt | tail -2 > out.txt",
+    "cd sub && seq 3 | tail -1 > out.txt",
+    "cd sub/ && seq 3 | tail -1 >> ./out.txt; true",
+    # `-` is the pipe
+    "seq 1 10 | tail -n 2 -",
+    "seq 1 10 | head -3 -",
+    "seq 1 10 | grep 1 -",
+    "seq 1 10 | grep -H 1 - -",
+    "seq 1 10 | tail -n 2 -- -",
+    "seq 3 | head - -",
+    # shell options that leave exit statuses alone
+    "shopt -s nullglob; echo *.nothing | head -1",
+    "shopt -s dotglob nullglob && ls -d * | head -3",
+    "shopt -u nullglob; echo *.nothing | head -1",
+    "shopt -q nullglob; seq 3 | tail -1",
+    # a `cd` after the pipeline
+    "cat build.log | grep -c ERROR; cd src",
+    "cat build.log | grep -c ERROR; cd missing",
+    "cat build.log | grep -c ERROR; cd src; true",
+    "cat build.log | grep -c ERROR; cd src; [ -f app.py ]",
+    "cd missing && cat build.log | grep ERROR; cd src",
+    "echo start; cat build.log | tail -1; cd missing; cd src",
     # bounded producers still strip
     "timeout 5 tail -n 3 lines.txt | head -1",
     "seq 1000 | tail -2",

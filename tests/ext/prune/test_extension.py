@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pith.ai import ModelRegistry
+import msgspec
+
+from pith.ai import AssistantMessage, ModelRegistry, TextContent, UserMessage
 from pith.app import AgentSession, SessionOptions, build_agent_session
 from pith.ext.prune import register
+from pith.ext.prune._records import CHAIN_TYPE, ChainEntry
 from pith.extensions import ExtensionRunner, ExtensionSpec, Mode, NoticeLevel, load_extensions
 from pith.resources import load_settings
 from pith.session import SessionStore
@@ -538,3 +543,41 @@ def test_the_purge_marker_is_a_valid_anthropic_tool_use_input(tmp_path: Path) ->
         "name": "write",
         "input": {"_purged": f"[arguments of a failed call removed: {size} chars]"},
     }
+
+
+def test_a_diagnostic_whose_write_failed_is_written_on_a_later_request(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    store = SessionStore.create(str(world.work), tmp_path / "sessions")
+    store.append_message(UserMessage(content="earlier", timestamp=1))
+    store.append_message(AssistantMessage(content=[TextContent(text="ok")], timestamp=2))
+    # A compressed chain whose prompt is not on the branch: every render reports it.
+    lost = ChainEntry(
+        block_id="b1",
+        start_user_timestamp=999,
+        final_assistant_timestamp=1000,
+        dropped_tool_call_ids=[],
+        dropped_occurrence_keys=[],
+        compressed_at=3,
+        body="lost",
+        body_source="deterministic",
+    )
+    store.append_custom(CHAIN_TYPE, msgspec.to_builtins(lost))
+    disk = store._file
+    assert disk is not None
+    write = disk.append
+    failures: list[bytes] = []
+
+    def full_disk_once(line: bytes) -> None:
+        if b'"prune-diagnostic"' in line and not failures:
+            failures.append(line)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        write(line)
+
+    disk.append = full_disk_once  # type: ignore[method-assign]
+    with FakeServer({"turns": [{"text": "one"}, {"text": "two"}, {"text": "three"}]}) as server:
+        world.run(server, "first", "second", "third", store=store)
+    assert len(failures) == 1
+    assert any("cannot record a pruner diagnostic" in m for _, m in world.ui.notices)
+    assert world.entries("prune-diagnostic") == [
+        {"kind": "unresolved-range", "detail": "b1: start or final message not found once"}
+    ]

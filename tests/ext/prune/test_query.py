@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._query import check_ids, format_query
+from pith.ext.prune._records import DedupAlias, IndexEntry, ToolCallRecord
 from tests.ext.prune.conftest import Convo, index_turn
 
 
@@ -73,3 +74,61 @@ def test_bad_arguments_say_what_is_expected() -> None:
     assert isinstance(message, str)
     assert "toolCallIds must be a non-empty list of strings" in message
     assert "'t1'" in message
+
+
+def test_a_reused_raw_id_lists_its_occurrences_by_time_backfills_included(
+    convo: Convo,
+) -> None:
+    # call_1 first gives a result too small to capture; the provider reuses call_1 later and
+    # that one is indexed; `/pruner compact` then backfills the older, uncaptured one.
+    early, early_results = convo.turn(("bash", {"command": "one"}, "first"))
+    convo.calls = 0
+    index = PruneIndex()
+    index_turn(index, convo.turn(("bash", {"command": "two"}, "second")))
+    backfill = ToolCallRecord(
+        tool_call_id="call_1",
+        tool_name="bash",
+        args={"command": "one"},
+        is_error=False,
+        result_timestamp=early_results[0].timestamp,
+        result_bytes=5,
+        result_lines=1,
+        content_hash="h",
+    )
+    index.add_batch(
+        IndexEntry(assistant_timestamp=early.timestamp, tool_calls=[backfill], backfilled=True)
+    )
+    raw = raw_from(convo)
+    first, second = format_query(index, ["call_1"], lambda r: raw[r.key]).split("\n\n---\n\n")
+    assert first.startswith("## toolRef: call_1@1002 (t2)\n")
+    assert first.endswith("\n\nfirst")
+    assert second.startswith("## toolRef: call_1@1004 (t1)\n")
+    assert second.endswith("\n\nsecond")
+
+
+def test_a_dedup_alias_takes_its_place_in_time_among_the_occurrences(convo: Convo) -> None:
+    index = PruneIndex()
+    index_turn(index, convo.turn(("read", {"path": "a"}, "same text")))
+    convo.calls = 0
+    _, results = convo.turn(("read", {"path": "a"}, "same text"))  # an identical re-read
+    convo.calls = 0
+    index_turn(index, convo.turn(("read", {"path": "b"}, "other text")))
+    record = index.records[index.by_ref["t1"]]
+    index.add_alias(
+        DedupAlias(
+            tool_call_id="call_1",
+            result_timestamp=results[0].timestamp,
+            tool_name="read",
+            args={"path": "a"},
+            original_tool_call_id=record.tool_call_id,
+            original_result_timestamp=record.result_timestamp,
+            content_hash=record.content_hash,
+        )
+    )
+    text = format_query(index, ["call_1"], lambda r: "body")
+    labels = [line for line in text.splitlines() if line.startswith("## toolRef:")]
+    assert labels == [
+        "## toolRef: call_1@1002 (t1)",
+        "## toolRef: call_1@1004 (t1)",
+        "## toolRef: call_1@1006 (t2)",
+    ]

@@ -1,6 +1,6 @@
 """Pipeline stripping, planned: which trailing views of a bash command the guard may remove,
-and the command it runs instead. Pure apart from the parse (and, with `cwd`, one `stat` per
-`cat` operand to spot FIFOs).
+and the command it runs instead. Pure apart from the parse, a look at CDPATH in the
+environment (and, with `cwd`, one `stat` per `cat` operand to spot FIFOs).
 
 `plan_command(command)` returns a `GuardPlan`. Anything the planner does not fully
 understand leaves the command untouched (`changed=False`, with a `reason` naming the rule):
@@ -17,14 +17,23 @@ pipe. A transform (`sort`, `sed`, `wc`, …) or any other command ends the trail
   place, before or after the pipeline;
 - every other statement *before* the pipeline is **hoisted** into the side channel: it runs
   where it was, in the current shell, with its stdout and stderr appended to the sink file;
-- a statement *after* the pipeline that is not silent, or an `&&`/`||` member after it,
-  leaves the command untouched (its output or status would pass through the view); so does
-  a test after a view that writes a file (it would run before the view does).
+- a `cd` *after* the pipeline (its words running nothing) stays in place, what it prints
+  going to the *after* file, shown after the projection;
+- any other statement after the pipeline that is not silent, or an `&&`/`||` member after
+  it, leaves the command untouched (its output or status would pass through the view); so
+  does a test or `cd` after a view that writes a file (it would run before the view does).
+
+What the shell knows when the pipeline starts (`_plan_shell`) is used twice: variables
+assigned literals earlier are substituted when the planner reads the stages that stay
+(`X=5; seq 1 $X | tail -2` has a bounded producer), and the directory after literal `cd`s
+that must have succeeded is where the views run (`GuardPlan.directory`) when one of them
+reads (`grep -f ../patterns.txt`) or writes (`> ../count.txt`) a relative path; when that
+directory is unknown, such a view leaves the command untouched.
 
 The stages that stay must not start anything in the background (`&`, `>(…)`, `coproc`): a
 real pipe waits for their late output, the bash tool stops reading soon after the shell exits.
 
-**Render contract** (`GuardPlan.render(sink, marker)`, what the executor runs):
+**Render contract** (`GuardPlan.render(sink, marker, after)`, what the executor runs):
 
 - a hoisted statement `S` becomes `{ S; } >> '<sink>' 2>&1` (all share one sink, appended in
   order). `{ …; }` runs in the current shell, so `cd`, assignments, `$?`, `$_` and `&&`/`||`
@@ -35,7 +44,8 @@ real pipe waits for their late output, the bash tool stops reading soon after th
   `PIPESTATUS` as `P` would have seen them. `needs_marker` is True when something before the
   pipeline can skip it (an `&&`/`||` prefix, or a hoisted statement that may exit the shell);
   otherwise `render(sink, None)` leaves `P` bare;
-- when silent statements follow and only one stage stays, `P` becomes `( P )` if that stage
+- a trailing `cd` `S` becomes `{ S; } >> '<after>' 2>&1` (`needs_after`);
+- when statements follow and only one stage stays, `P` becomes `( P )` if that stage
   could change the shell (a group, an assignment, `cd`, `exit`, …): bash ran it as a pipeline
   member, in a subshell, so its `cd`, assignments or `exit` never reached the statements after
   it (`{ cd sub; ls; } | head -1; [ -f a.txt ]`);
@@ -43,15 +53,17 @@ real pipe waits for their late output, the bash tool stops reading soon after th
   (`2>&1`, `< in.txt`) — stays byte for byte (slices are taken on UTF-8 bytes).
 
 **Executor contract** (proved by tests/ext/guard/test_plan_faithful.py, which runs real
-bash on both sides): create the sink empty before the run (so `>>` cannot fail), make sure
-the marker does not exist, run `render(sink, marker)` with stdout and stderr merged. Then
+bash on both sides): create the sink and the after file empty before the run (so `>>`
+cannot fail), make sure the marker does not exist, run `render(sink, marker, after)` with
+stdout and stderr merged. Then
 
 - marker present: output = sink text + the views applied to the run's output (the views
-  joined with ` | ` and fed the output on stdin, in the tool's directory; or in-process for
-  `View.simple`); exit status = the last view's, unless `has_following_statement`, in which
-  case the run's own status (a silent statement after the pipeline owns it);
-- marker absent (the pipeline was skipped): output = sink text + the run's output, exit
-  status = the run's.
+  joined with ` | ` and fed the output on stdin, in `view_directory(the tool's directory)`;
+  or in-process for `View.simple`) + after text; exit status = the last view's, unless
+  `has_following_statement`, in which case the run's own status (a statement after the
+  pipeline owns it);
+- marker absent (the pipeline was skipped): output = sink text + the run's output + after
+  text, exit status = the run's.
 
 The one accepted deviation is the seed's: the pipeline's own stderr, merged into its output,
 goes through the view, where in bash it would bypass it.
@@ -59,20 +71,26 @@ goes through the view, where in bash it would bypass it.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from pith.ext.guard._plan_producers import unbounded_reason
+from pith.ext.guard._plan_shell import Unit, shell_point
 from pith.ext.guard._plan_statements import (
     FD_PATHS,
     Refusal,
     call_name,
+    chain_ops,
     check_kept,
     check_prefix,
     check_trailing,
     content_end,
     ends_in_view,
+    is_cd,
     is_silent,
     is_test,
     members,
@@ -117,6 +135,8 @@ class View:
     """For `simple == "tail"`: `-n +N`, print from line N on (0 counts as 1)."""
     redirected: bool
     """It has redirections of its own, which the executor must run with it (through bash)."""
+    reads: tuple[str, ...] = ()
+    """Files it reads besides the pipe (`grep -f FILE`), as written."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +144,7 @@ class _Edit:
     start: int
     end: int
     keep_end: int
-    kind: Literal["hoist", "window"]
+    kind: Literal["hoist", "window", "after"]
     subshell: bool = False
     """For the window: run what stays as `( … )`, the subshell bash gave the pipeline member."""
 
@@ -149,6 +169,10 @@ class GuardPlan:
     cleaned: str = ""
     """The command without its views, before hoisting and the marker (for display and the
     guard contract); `original` when unchanged. Run `render(...)`, not this."""
+    directory: str | None = None
+    """Where the views must run, relative to the directory the command runs in (or
+    absolute): the shell's directory when the pipeline starts, set when a view reads or writes
+    a relative path there and a `cd` moved it. None: where the command runs."""
     _skippable: bool = field(default=False, repr=False)
     _edits: tuple[_Edit, ...] = field(default=(), repr=False, compare=False)
     _data: bytes = field(default=b"", repr=False, compare=False)
@@ -169,31 +193,47 @@ class GuardPlan:
         and the executor must check whether the marker file exists."""
         return self._skippable
 
-    def render(self, sink: str | None = None, marker: str | None = None) -> str:
+    @property
+    def needs_after(self) -> bool:
+        """`render` needs an after path: a `cd` after the pipeline writes what it prints
+        there, to be shown after the projection."""
+        return any(edit.kind == "after" for edit in self._edits)
+
+    def view_directory(self, cwd: str) -> str:
+        """Where the executor runs the views, for a command run in `cwd`."""
+        return os.path.join(cwd, self.directory) if self.directory else cwd
+
+    def render(
+        self, sink: str | None = None, marker: str | None = None, after: str | None = None
+    ) -> str:
         """The command to run (see the module's render contract). `sink` is required when
-        `needs_sink`, `marker` when `needs_marker`; neither may contain a single quote."""
+        `needs_sink`, `marker` when `needs_marker`, `after` when `needs_after`; none may
+        contain a single quote."""
         if not self.changed:
             return self.original
         if self.needs_sink and sink is None:
             raise ValueError("this plan hoists statements: render it with a sink path")
         if self.needs_marker and marker is None:
             raise ValueError("the pipeline of this plan can be skipped: render it with a marker")
-        for path in (sink, marker):
+        if self.needs_after and after is None:
+            raise ValueError("a cd follows the pipeline of this plan: render it with an after path")
+        for path in (sink, marker, after):
             if path is not None and ("'" in path or not path):
                 raise ValueError(f"a side-channel path must be non-empty, without quotes: {path!r}")
-        return _splice(self._data, self._edits, sink, marker, logical=False)
+        return _splice(self._data, self._edits, (sink, marker, after), logical=False)
 
 
 def _splice(
     data: bytes,
     edits: tuple[_Edit, ...],
-    sink: str | None,
-    marker: str | None,
+    paths: tuple[str | None, str | None, str | None],
     *,
     logical: bool,
 ) -> str:
     """`data` with each edit applied: hoisted statements wrapped for the sink, the window
-    cut back to its kept stages (and wrapped for the marker); `logical` only cuts."""
+    cut back to its kept stages (and wrapped for the marker), a trailing `cd` wrapped for the
+    after file; `logical` only cuts. `paths` are the sink, marker and after paths."""
+    sink, marker, after = paths
     out = bytearray()
     position = 0
     for edit in edits:
@@ -206,6 +246,9 @@ def _splice(
         elif edit.kind == "hoist":
             assert sink is not None
             out += b"{ " + body + b"; } >> '" + _encode(sink) + b"' 2>&1"
+        elif edit.kind == "after":
+            assert after is not None
+            out += b"{ " + body + b"; } >> '" + _encode(after) + b"' 2>&1"
         elif marker is not None:
             out += b"{ " + body + b"; } 9>'" + _encode(marker) + b"' 9>&-"
         else:
@@ -219,17 +262,22 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def plan_command(command: str, *, cwd: str | None = None) -> GuardPlan:
+def plan_command(
+    command: str, *, cwd: str | None = None, environment: Mapping[str, str] | None = None
+) -> GuardPlan:
     """The guard's plan for `command`. With `cwd` (the directory the command runs in), `cat`
-    and `<` operands of the pipeline are checked for FIFOs; nothing else touches the disk."""
+    and `<` operands of the pipeline are checked for FIFOs; nothing else touches the disk.
+    `environment` is the one the command runs with (default: this process's): a CDPATH there
+    means a relative `cd` may go elsewhere."""
     if not command.strip():
         return _untouched(command, "the command is empty")
     try:
         tree = parse_bash(command)
     except ShellSyntaxError as error:
         return _untouched(command, f"the command does not parse ({error})")
+    cdpath = bool((os.environ if environment is None else environment).get("CDPATH"))
     try:
-        return _Planner(tree, cwd).plan()
+        return _Planner(tree, cwd, cdpath).plan()
     except Refusal as refusal:
         return _untouched(command, refusal.reason)
 
@@ -241,12 +289,25 @@ def _untouched(command: str, reason: str) -> GuardPlan:
 # --- the planner --------------------------------------------------------------------------
 
 
+_QUIET_SHOPTS = frozenset(
+    {"nullglob", "failglob", "dotglob", "globstar", "nocaseglob", "globasciiranges", "nocasematch"}
+)
+"""`shopt` options that only change how words match files and patterns: the stages that stay
+run with them as before, and a view's words are literal (no globs) wherever it runs."""
+
+
+_UNKNOWN_DIRECTORY = (
+    "(a `cd` that may have failed, or one it does not follow: `pushd`, a path that is not "
+    "literal, `..` above where it started, CDPATH)"
+)
+
+
 class _Planner:
-    def __init__(self, tree: ShellTree, cwd: str | None) -> None:
+    def __init__(self, tree: ShellTree, cwd: str | None, cdpath: bool) -> None:
         self.tree = tree
         self.data = tree.data
         self.cwd = cwd
-        self.changes_directory = False
+        self.cdpath = cdpath
 
     def refuse_anywhere(self) -> None:
         """Rules about the whole command: here-documents and shell options."""
@@ -276,10 +337,10 @@ class _Planner:
                     "it changes exit-status options (set -e / pipefail), so stripping a view "
                     "would change what fails"
                 )
-            if words[0] == "shopt" or any(
-                arg.startswith(("-", "+")) and arg != "--" for arg in text[:1]
-            ):
-                raise Refusal(f"`{words[0]}` changes shell options the planner does not model")
+            if words[0] == "shopt":
+                _check_shopt(text)
+            elif any(arg.startswith(("-", "+")) and arg != "--" for arg in text[:1]):
+                raise Refusal("`set` changes shell options the planner does not model")
 
     def plan(self) -> GuardPlan:
         stmts = self.tree.stmts
@@ -312,30 +373,36 @@ class _Planner:
             cut -= 1
         kept = all_stages[:cut]
         check_kept(kept)
-        following = index < len(stmts) - 1
-        if any(view.redirected for view in views) and any(map(is_test, stmts[index + 1 :])):
+        trailing = stmts[index + 1 :]
+        following = bool(trailing)
+        looking = next((item for item in trailing if is_test(item) or is_cd(item)), None)
+        if looking is not None and any(view.redirected for view in views):
             raise Refusal(
-                "a view writes a file and a test follows the pipeline: the test would run before "
-                "the guard applies the view"
+                f"a view writes a file and a {'test' if is_test(looking) else 'cd'} follows the "
+                "pipeline: it would run before the guard applies the view"
             )
 
-        units = list(stmts[:index])
         prefix = child(child(stmt, "Cmd") or {}, "X") if len(chain) > 1 else None
-        if prefix is not None:
-            units.append(prefix)
-        hoisted: list[Node] = []
-        for unit in units:
-            if check_prefix(unit, self.data):
-                self.changes_directory = True
-            if not is_silent(unit):
-                hoisted.append(unit)
-
-        if self.changes_directory and any(self.relative_write(stage) for stage in all_stages[cut:]):
-            raise Refusal(
-                "a view writes to a relative path and a statement before it changes directory, "
-                "so the guard would write somewhere else"
-            )
-        producer = unbounded_reason(kept, self.data, None if self.changes_directory else self.cwd)
+        units = [*stmts[:index], *([prefix] if prefix is not None else [])]
+        hoisted = [unit for unit in units if not is_silent(unit)]
+        every_and = all(op == "&&" for op in chain_ops(stmt))
+        shell_units = [
+            Unit(unit, True, False, check_prefix(unit, self.data)) for unit in stmts[:index]
+        ]
+        shell_units += [
+            Unit(member, every_and, every_and, check_prefix(member, self.data))
+            for member in chain[:-1]
+        ]
+        point = shell_point(self.tree.root, shell_units, self.cdpath)
+        directory = self.check_view_files(
+            views, all_stages[cut:], kept, point.directory, point.umask
+        )
+        fifo_cwd = (
+            os.path.join(self.cwd, point.directory)
+            if self.cwd is not None and point.directory is not None
+            else None
+        )
+        producer = unbounded_reason(kept, self.data, fifo_cwd, point.scope)
         if producer is not None:
             raise Refusal(f"the pipeline has an unbounded producer: {producer}")
 
@@ -354,18 +421,73 @@ class _Planner:
                 subshell=following and len(kept) == 1 and needs_subshell(kept[0]),
             )
         )
+        after = [item for item in trailing if is_cd(item)]
+        edits += [
+            _Edit(offset(item, "Pos"), content_end(item), content_end(item), "after")
+            for item in after
+        ]
         return GuardPlan(
             original=self.tree.source,
             changed=True,
-            reason=_describe(views, len(hoisted), len(stmts) - index - 1),
+            reason=_describe(views, len(hoisted), len(trailing), len(after)),
             views=tuple(views),
             hoisted=tuple(source_text(self.data, unit) for unit in hoisted),
             has_following_statement=following,
-            cleaned=_splice(self.data, tuple(edits), None, None, logical=True),
+            cleaned=_splice(self.data, tuple(edits), (None, None, None), logical=True),
+            directory=directory,
             _skippable=prefix is not None or bool(hoisted),
             _edits=tuple(edits),
             _data=self.data,
         )
+
+    def check_view_files(
+        self,
+        views: list[View],
+        removed: list[Node],
+        kept: list[Node],
+        directory: str | None,
+        umask: bool,
+    ) -> str | None:
+        """Refuse views whose files cannot be reached as bash would reach them; return where
+        the views must run (None: where the command runs)."""
+        relative = False
+        kept_text = " ".join(source_text(self.data, stage) for stage in kept)
+        for view, stage in zip(views, removed, strict=True):
+            for path in view.reads:
+                if (
+                    path in ("", "-")
+                    or FD_PATHS.match(path)
+                    or path.startswith(("/dev/std", "/proc/"))
+                ):
+                    raise Refusal(f"the view `{view.text}` reads {path!r}, which is not a file")
+                name = re.escape(posixpath.basename(path.rstrip("/")))
+                if re.search(rf"(?<![\w.-]){name}(?![\w.-])", kept_text):
+                    raise Refusal(
+                        f"the view `{view.text}` reads {path!r}, which the pipeline names: in a "
+                        "real pipe it is read while the pipeline runs"
+                    )
+                if not path.startswith("/"):
+                    relative = True
+                    if directory is None:
+                        raise Refusal(
+                            f"the view `{view.text}` reads a relative path and the guard cannot "
+                            f"tell which directory the shell is in there {_UNKNOWN_DIRECTORY}"
+                        )
+            for target in self.write_targets(stage):
+                if umask and target != "/dev/null":
+                    raise Refusal(
+                        "a view writes a file and a statement before it changes the umask, "
+                        "so the file would be created with other permissions"
+                    )
+                if not target.startswith("/"):
+                    relative = True
+                    if directory is None:
+                        raise Refusal(
+                            "a view writes to a relative path and the guard cannot tell which "
+                            f"directory the shell is in there {_UNKNOWN_DIRECTORY}, so it would "
+                            "write somewhere else"
+                        )
+        return directory if relative and directory != "." else None
 
     def locate(self, stmts: list[Node]) -> tuple[int, list[Node]]:
         """The statement holding the last pipeline that ends in a view, and its members."""
@@ -442,6 +564,7 @@ class _Planner:
             count=meaning.count if plain else None,
             from_start=meaning.from_start if plain else False,
             redirected=bool(redirects),
+            reads=meaning.reads,
         )
 
     def check_view_redirect(self, redirect: Node, text: str) -> None:
@@ -462,16 +585,18 @@ class _Planner:
         if FD_PATHS.match(target):
             raise Refusal(f"the view `{text}` writes to another descriptor ({target})")
 
-    def relative_write(self, stage: Node) -> bool:
+    def write_targets(self, stage: Node) -> list[str]:
+        """The files a view's redirections write (checked literal by `check_view_redirect`)."""
+        targets: list[str] = []
         for redirect in children(stage, "Redirs"):
             word = child(redirect, "Word")
             target = literal_word(word) if word is not None else None
-            if string(redirect, "Op") != ">&" and not (target or "").startswith("/"):
-                return True
-        return False
+            if string(redirect, "Op") != ">&":
+                targets.append(target or "")
+        return targets
 
 
-def _describe(views: list[View], hoisted: int, following: int) -> str:
+def _describe(views: list[View], hoisted: int, following: int, after: int) -> str:
     pipeline = " | ".join(view.text for view in views)
     noun = "view" if len(views) == 1 else "views"
     parts = [f"strips the trailing {noun} `{pipeline}`"]
@@ -480,10 +605,26 @@ def _describe(views: list[View], hoisted: int, following: int) -> str:
             f"hoists {hoisted} statement{'s' if hoisted > 1 else ''} before it into the side "
             "channel"
         )
+    if after:
+        parts.append(
+            f"what the cd{'s' if after > 1 else ''} after it print{'' if after > 1 else 's'} "
+            "goes into the after channel"
+        )
     if following:
         parts.append(
-            "the silent statement after it owns the exit status"
+            "the statement after it owns the exit status"
             if following == 1
-            else "the silent statements after it own the exit status"
+            else "the statements after it own the exit status"
         )
     return "; ".join(parts)
+
+
+def _check_shopt(args: list[str]) -> None:
+    """Refuse a `shopt` that may change what the planner relies on: any `-o` option (the
+    `set -o` ones), or setting or unsetting one outside `_QUIET_SHOPTS`."""
+    flags = "".join(arg[1:] for arg in args if arg.startswith("-") and arg != "--")
+    names = [arg for arg in args if not arg.startswith("-")]
+    changed = set(names) - _QUIET_SHOPTS if ("s" in flags or "u" in flags) else set()
+    if "o" in flags or changed:
+        what = ", ".join(sorted(changed)) or "-o"
+        raise Refusal(f"`shopt` changes shell options the planner does not model ({what})")

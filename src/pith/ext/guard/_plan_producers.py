@@ -18,7 +18,9 @@ Commands are seen through wrappers (`timeout`, `nice`, `nohup`, `stdbuf`, `env`,
 `exec`, `time`, `sudo`, `doas`, `setsid`, `ionice`, `chrt`, `taskset`, `xargs`, `unbuffer`), and
 the literal script of `bash -c` / `sh -c` / `eval` / `ssh host CMD` is parsed and checked too.
 A command whose name is not literal is not known to be unbounded: the list is what the
-planner can recognise, not a proof that anything else ends.
+planner can recognise, not a proof that anything else ends. Words are read with the
+variables known when the pipeline starts (`_plan_shell`): after `X=5`, `seq 1 $X` prints five
+numbers; inside a `bash -c` script only literal words count (its variables are its own).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pith.ext.guard._plan_words import (
     word_set,
 )
 from pith.tools.shell_parse import Node, ShellSyntaxError, child, children, parse_bash
+from pith.tools.shell_words import Scope, expand_word, word_text
 
 __all__ = ["unbounded_reason"]
 
@@ -44,6 +47,7 @@ MAX_SEQ_LINES = 10_000_000
 """A `seq` printing more numbers than this counts as a fast generator (seconds of output)."""
 
 _DEVICES = re.compile(rb"/dev/(?:zero|urandom|random|full)\b")
+_DEVICE = re.compile(r"/dev/(?:zero|urandom|random|full)")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf(?:inity)?|[-+]?nan", re.I)
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh"})
 _STATS = frozenset({"vmstat", "iostat", "mpstat", "pidstat", "sar"})
@@ -183,15 +187,33 @@ def _follower(name: str, args: _Words) -> str | None:
 
 
 class _Scanner:
-    def __init__(self, cwd: str | None) -> None:
+    def __init__(self, cwd: str | None, scope: Scope | None) -> None:
         self.cwd = cwd
+        self.scope = scope
+
+    def words(self, call: Node) -> _Words:
+        """The arguments of a `CallExpr`, each literal or None, with the known variables."""
+        if self.scope is None:
+            return command_words(call)
+        out: _Words = []
+        for word in children(call, "Args"):
+            expansion = expand_word(word, self.scope)
+            out += [None] if expansion is None else list(expansion.fields)
+        return out
+
+    def word(self, word: Node) -> str | None:
+        return literal_word(word) if self.scope is None else word_text(word, self.scope)
 
     def node(self, root: object, data: bytes, timed: bool, depth: int) -> str | None:
         for node in walk(root):
             kind = node.get("Type")
             reason: str | None = None
             if kind == "CallExpr":
-                reason = self.call(command_words(node), timed, depth)
+                words = self.words(node)
+                device = next((w for w in words if w is not None and _DEVICE.fullmatch(w)), None)
+                if device is not None:
+                    return f"it reads {device}, which never ends (untouched even under timeout)"
+                reason = self.call(words, timed, depth)
             elif kind == "WhileClause":
                 reason = _endless_loop(node)
             elif kind == "ForClause":
@@ -249,13 +271,15 @@ class _Scanner:
             tree = parse_bash(script)
         except ShellSyntaxError:
             return None  # the shell will refuse it too
-        return self.node(tree.root, tree.data, timed, depth)
+        return _Scanner(self.cwd, None).node(tree.root, tree.data, timed, depth)
 
     def redirect(self, redirect: Node) -> str | None:
         if redirect.get("Op") != "<":
             return None
         word = child(redirect, "Word")
-        target = literal_word(word) if word is not None else None
+        target = self.word(word) if word is not None else None
+        if target is not None and _DEVICE.fullmatch(target):
+            return f"it reads {target}, which never ends (untouched even under timeout)"
         return self.fifo([target]) if target is not None else None
 
     def fifo(self, paths: Iterable[str | None]) -> str | None:
@@ -317,11 +341,14 @@ def _endless_loop(loop: Node) -> str | None:
     return None
 
 
-def unbounded_reason(stages: list[Node], data: bytes, cwd: str | None) -> str | None:
+def unbounded_reason(
+    stages: list[Node], data: bytes, cwd: str | None, scope: Scope | None = None
+) -> str | None:
     """Why the pipeline made of `stages` (statement nodes of the source `data`) contains an
     unbounded producer, or None. With `cwd`, `cat` and `<` operands are checked for FIFOs
-    relative to it (the only file-system access of the planner)."""
-    scanner = _Scanner(cwd)
+    relative to it (the only file-system access of the planner). `scope` gives the variables
+    known when the pipeline starts (None: only literal words are read)."""
+    scanner = _Scanner(cwd, scope)
     for stage in stages:
         start = _offset(stage, "Pos")
         end = _offset(stage, "End")

@@ -1,7 +1,7 @@
 """Statements of a parsed command as the guard's planner sees them: the shapes it walks
 (`&&`/`||` chains, pipelines, stages), which statements are *silent* (can write nothing at
 all, so they stay where they are), and the rules for statements before the final pipeline
-(hoisted into the side channel, or refused) and after it (silent ones only).
+(hoisted into the side channel, or refused) and after it (silent ones, and `cd`).
 
 Every rule that leaves a command untouched raises `Refusal` with the reason shown to the
 user.
@@ -25,14 +25,17 @@ from pith.tools.shell_parse import Node, child, children, string
 
 __all__ = [
     "FD_PATHS",
+    "SHELL_PLACE",
     "Refusal",
     "call_name",
+    "chain_ops",
     "check_kept",
     "check_prefix",
     "check_trailing",
     "content_end",
     "ends_in_view",
     "is_bare",
+    "is_cd",
     "is_silent",
     "is_test",
     "members",
@@ -98,6 +101,16 @@ def members(stmt: Node) -> list[Node]:
     return [*head, right]
 
 
+def chain_ops(stmt: Node) -> list[str]:
+    """The operators between the members of a statement's `&&`/`||` chain (`members`)."""
+    cmd = _binary(stmt, ("&&", "||"))
+    left = child(cmd, "X") if cmd is not None else None
+    if cmd is None or left is None or child(cmd, "Y") is None:
+        return []
+    head = chain_ops(left) if is_bare(left) else []
+    return [*head, string(cmd, "Op") or "&&"]
+
+
 def stages(stmt: Node) -> tuple[list[Node], list[str]]:
     """The stages of a pipeline statement and the operators between them."""
     cmd = _binary(stmt, ("|", "|&"))
@@ -148,7 +161,9 @@ _REFUSED_BUILTINS = frozenset(
     {"exec", "trap", "source", ".", "eval", "enable", "hash", "alias", "unalias", "fc", "bind"}
 )
 _EXITS = frozenset({"exit", "return", "logout"})
-_DIRECTORY = frozenset({"cd", "pushd", "popd", "umask"})
+SHELL_PLACE = frozenset({"cd", "pushd", "popd", "umask"})
+"""Builtins that change where the rest of the command runs (its directory) or how the files it
+creates are made (its umask)."""
 _KINDS = {
     "IfClause": "an `if` statement",
     "WhileClause": "a `while`/`until` loop",
@@ -330,9 +345,21 @@ def is_test(stmt: Node) -> bool:
     return name in ("test", "[")
 
 
+def is_cd(stmt: Node) -> bool:
+    """A plain `cd` whose words run nothing (literal text, quotes, `$name`), nothing else: it
+    writes no file; what it may print (an error, a CDPATH match) goes to the after channel."""
+    cmd = child(stmt, "Cmd")
+    if not is_bare(stmt) or cmd is None or cmd.get("Type") != "CallExpr":
+        return False
+    if children(cmd, "Assigns"):
+        return False
+    words = children(cmd, "Args")
+    return bool(words) and literal_word(words[0]) == "cd" and all(map(quiet_word, words[1:]))
+
+
 def check_trailing(trailing: list[Node], data: bytes) -> None:
-    """Refuse unless every statement after the final pipeline is silent (decision 1), and
-    none reads the status the view would have set."""
+    """Refuse unless every statement after the final pipeline is silent (decision 1) or a
+    `cd` (`is_cd`), and none reads the status the view would have set."""
     for stmt in trailing:
         if _STATUS.search(source_text(data, stmt)):
             raise Refusal(
@@ -340,20 +367,20 @@ def check_trailing(trailing: list[Node], data: bytes) -> None:
                 "command instead of the view"
             )
     for stmt in trailing:
-        if not is_silent(stmt):
+        if not is_silent(stmt) and not is_cd(stmt):
             raise Refusal(
                 f"a statement after the pipeline is not silent (`{source_text(data, stmt)}`): "
                 "its output or status would pass through the view; only true, :, false, "
-                "assignments and tests may follow"
+                "assignments, tests and cd may follow"
             )
 
 
-def check_prefix(unit: Node, data: bytes) -> bool:
-    """Refuse the statement before the pipeline unless it can stay or be hoisted; True when
-    it may change the directory (or umask) the rest of the command runs in."""
+def check_prefix(unit: Node, data: bytes) -> frozenset[str]:
+    """Refuse the statement before the pipeline unless it can stay or be hoisted; return the
+    `SHELL_PLACE` builtins it runs (it may change the directory or umask of what follows)."""
     text = source_text(data, unit)
     _check_shape(unit, text)
-    changes_directory = False
+    place: set[str] = set()
     for node in walk(unit):
         kind = node.get("Type")
         if kind == "BinaryCmd" and string(node, "Op") in ("|", "|&"):
@@ -361,7 +388,9 @@ def check_prefix(unit: Node, data: bytes) -> bool:
             if last is not None and view_name(last) is not None:
                 raise Refusal(f"a statement before the pipeline has a view of its own (`{text}`)")
         elif kind == "CallExpr":
-            changes_directory = _check_prefix_call(node, text) or changes_directory
+            name = _check_prefix_call(node, text)
+            if name in SHELL_PLACE:
+                place.add(name)
         elif kind == "FuncDecl":
             # It could shadow a view or hide an unbounded producer from the planner.
             raise Refusal(f"a statement before the pipeline defines a function (`{text}`)")
@@ -383,7 +412,7 @@ def check_prefix(unit: Node, data: bytes) -> bool:
                 f"a statement before the pipeline sets ${name}, which the view could depend on "
                 "(it runs in the tool's environment)"
             )
-    return changes_directory
+    return frozenset(place)
 
 
 def _check_shape(stmt: Node, text: str) -> None:
@@ -404,10 +433,11 @@ def _check_shape(stmt: Node, text: str) -> None:
         raise Refusal(f"{what} before the final pipeline is left alone (`{text}`)")
 
 
-def _check_prefix_call(call: Node, text: str) -> bool:
+def _check_prefix_call(call: Node, text: str) -> str | None:
+    """Refuse a command the planner cannot hoist; return its name."""
     words = command_words(call)
     if not words:
-        return False
+        return None
     while len(words) > 1 and words[0] in ("command", "builtin"):
         words = words[1:]
         while len(words) > 1 and (words[0] or "").startswith("-"):
@@ -423,4 +453,4 @@ def _check_prefix_call(call: Node, text: str) -> bool:
         raise Refusal(
             f"`{name}` before the pipeline changes the shell in ways the planner does not model"
         )
-    return name in _DIRECTORY
+    return name

@@ -6,10 +6,12 @@ afterwards. A **transform** (`sed`, `awk`, `cut`, `sort`, `uniq`, `wc`, `column`
 `tr`) is never stripped; it, or any other command, ends the trailing run of views.
 
 A view is stripped only when every argument is understood: each tool has a table of the
-options it may carry; an unknown option, an option that reads or selects files (`grep -f`,
-`grep -r`, `tail -f`), or an operand that names a file (`head -2 file`) makes the planner leave
-the command alone — that view would not be reading the pipe. Options may follow operands, as
-GNU getopt allows; `--` ends the options.
+options it may carry; an unknown option, an option that searches or selects files (`grep -r`,
+`tail -f`), or an operand that names a file (`head -2 file`) makes the planner leave the
+command alone — that view would not be reading the pipe. An operand `-` is the pipe itself.
+`grep -f FILE` (and `rg -f`) still reads the pipe: the pattern file is reported in `reads`, for
+the planner to check where it is read from. Options may follow operands, as GNU getopt
+allows; `--` ends the options.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class ViewArgs:
     when `from_start` (`tail -n +5`)."""
     from_start: bool
     """For `simple == "tail"`: `-n +N`, print from line N on (N = 0 means 1, as in GNU tail)."""
+    reads: tuple[str, ...] = ()
+    """Files the view reads besides the pipe: `grep -f FILE`'s pattern files, as written."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +84,6 @@ _TAIL = _Spec(
     },
 )
 _GREP_REFUSED = {
-    "-f": "reads its patterns from a file",
-    "--file": "reads its patterns from a file",
     "-r": "searches files, not the pipe",
     "-R": "searches files, not the pipe",
     "--recursive": "searches files, not the pipe",
@@ -95,7 +97,7 @@ _GREP_REFUSED = {
 }
 _GREP = _Spec(
     "EFGPiyvwxcLloqsbHhnTZzaIU",
-    "emABCD",
+    "efmABCD",
     word_set(
         "extended-regexp fixed-strings basic-regexp perl-regexp ignore-case no-ignore-case "
         "invert-match word-regexp line-regexp count files-without-match files-with-matches "
@@ -103,8 +105,8 @@ _GREP = _Spec(
         "line-number initial-tab null null-data text line-buffered no-group-separator"
     ),
     word_set(
-        "regexp max-count after-context before-context context label binary-files devices "
-        "group-separator"
+        "regexp file max-count after-context before-context context label binary-files "
+        "devices group-separator"
     ),
     word_set("color colour"),
     _GREP_REFUSED,
@@ -112,7 +114,7 @@ _GREP = _Spec(
 )
 _RG = _Spec(
     "isSvwxclonNHIFUPaqb0zup.L",
-    "emABCrMEtTgj",
+    "efmABCrMEtTgj",
     word_set(
         "ignore-case case-sensitive smart-case invert-match word-regexp line-regexp count "
         "count-matches files-with-matches files-without-match only-matching line-number "
@@ -122,13 +124,11 @@ _RG = _Spec(
         "no-ignore unrestricted search-zip include-zero follow"
     ),
     word_set(
-        "regexp max-count after-context before-context context replace max-columns colors "
-        "color context-separator field-context-separator field-match-separator encoding "
-        "engine threads glob iglob type type-not path-separator"
+        "regexp file max-count after-context before-context context replace max-columns "
+        "colors color context-separator field-context-separator field-match-separator "
+        "encoding engine threads glob iglob type type-not path-separator"
     ),
     refused={
-        "-f": "reads its patterns from a file",
-        "--file": "reads its patterns from a file",
         "--files": "lists files instead of reading the pipe",
         "--pre": "runs another program on its input",
     },
@@ -218,8 +218,11 @@ def _line_count(name: str, argv: list[str]) -> ViewArgs | str:
     if isinstance(parsed, str):
         return parsed
     options, operands = parsed
-    if operands:
-        return f"`{name}` has a file operand ({operands[0]!r}): it reads the file, not the pipe"
+    files = _files(name, operands)
+    if isinstance(files, str):
+        return files
+    if files > 1:  # each `-` gets a `==> standard input <==` header: bash runs it
+        return ViewArgs(None, None, False)
     if obsolete is not None:
         if options or obsolete.startswith("+"):
             return ViewArgs(None, None, False)
@@ -244,11 +247,19 @@ def read_view_args(name: str, argv: list[str]) -> ViewArgs | str:
         return parsed
     options, operands = parsed
     if name in ("less", "more"):
-        if operands:
-            return f"`{name}` has an operand ({operands[0]!r}): it does not read the pipe"
-        return ViewArgs(None, None, False)
-    has_pattern = any(key in ("-e", "--regexp") for key, _ in options)
-    files = operands if has_pattern else operands[1:]
-    if files:
-        return f"`{name}` has a file operand ({files[0]!r}): it reads the file, not the pipe"
-    return ViewArgs(None, None, False)
+        files = _files(name, operands)
+        return files if isinstance(files, str) else ViewArgs(None, None, False)
+    reads = tuple(value or "" for key, value in options if key in ("-f", "--file"))
+    has_pattern = bool(reads) or any(key in ("-e", "--regexp") for key, _ in options)
+    files = _files(name, operands if has_pattern else operands[1:])
+    if isinstance(files, str):
+        return files
+    return ViewArgs(None, None, False, reads)
+
+
+def _files(name: str, operands: list[str]) -> int | str:
+    """How many file operands there are, all of them `-` (the pipe), or why one is refused."""
+    for operand in operands:
+        if operand != "-":
+            return f"`{name}` has a file operand ({operand!r}): it reads the file, not the pipe"
+    return len(operands)

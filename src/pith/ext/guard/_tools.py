@@ -168,9 +168,11 @@ class GuardedTool:
         try:
             sink = os.path.join(folder, "sink.out") if plan.needs_sink else None
             marker = os.path.join(folder, "ran") if plan.needs_marker else None
-            if sink is not None:
-                Path(sink).write_bytes(b"")  # opened before the run: `>>` can never fail
-            cleaned = plan.render(sink, marker)
+            after = os.path.join(folder, "after.out") if plan.needs_after else None
+            for channel in (sink, after):
+                if channel is not None:
+                    Path(channel).write_bytes(b"")  # opened before the run: `>>` never fails
+            cleaned = plan.render(sink, marker, after)
             raw: list[bytes | None] = []
             token = RAW_OUTPUT.set(raw.append)  # the output byte for byte, not decoded
             started = time.monotonic()
@@ -182,10 +184,11 @@ class GuardedTool:
                 RAW_OUTPUT.reset(token)
             command_ms = (time.monotonic() - started) * 1000
             side = Path(sink).read_bytes() if sink is not None else b""
+            later = Path(after).read_bytes() if after is not None else b""
             ran = marker is None or os.path.exists(marker)
             output = raw[0] if raw else None
             return await self._projected(
-                plan, result, side, ran, output, command_ms, signal, settings, renames
+                plan, result, side, ran, output, command_ms, signal, settings, renames, later
             )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -201,7 +204,10 @@ class GuardedTool:
         signal: AbortSignal,
         settings: GuardSettings,
         renames: tuple[object, ...],
+        after: bytes = b"",
     ) -> ToolResult:
+        """The model's result; `after` is what a `cd` after the pipeline printed (shown
+        after the projection, as it came after the view's output)."""
         text = "".join(b.text for b in result.content if isinstance(b, TextContent))
         details = result.details if isinstance(result.details, Mapping) else {}
         source = details.get("fullOutputPath") if isinstance(details, Mapping) else None
@@ -228,18 +234,19 @@ class GuardedTool:
         if not ran:
             # A prefix short-circuited: the pipeline (and its views) never ran.
             guard.update(outcome="full-output", capped=False)
-            return self._result(side, full, status, result, guard, source)
+            return self._result(side, full, status, result, guard, source, after)
         shell = find_shell(getattr(self.inner, "shell_path", None))
-        projection: Projection = await apply_views(plan.views, full, self._cwd(), shell, signal)
+        directory = plan.view_directory(self._cwd())  # where the shell was: `cd logs && …`
+        projection: Projection = await apply_views(plan.views, full, directory, shell, signal)
         code = status if plan.has_following_statement else projection.exit_code
-        projected = side + projection.output
+        projected = side + projection.output + after
         output = projected.decode("utf-8", "replace").rstrip()
         capped = truncate_tail(output, max_lines=DEFAULT_MAX_LINES, max_bytes=DEFAULT_MAX_BYTES)
         shown = capped.content
         path = source if isinstance(source, str) else None
-        if capped.truncated and (path is None or side):
-            # What was cut must stay readable; the run's own file lacks the side channel.
-            path = _persist(side + full)
+        if capped.truncated and (path is None or side or after):
+            # What was cut must stay readable; the run's own file lacks the side channels.
+            path = _persist(side + full + after)
         if slow and path is None:
             path = _persist(full)
         if capped.truncated:
@@ -265,7 +272,7 @@ class GuardedTool:
                 "bytesBefore": len(full),
                 "bytesAfter": len(projection.output),
             }
-        noop = not truncated and output == (side + full).decode("utf-8", "replace").rstrip()
+        noop = not truncated and output == (side + full + after).decode("utf-8", "replace").rstrip()
         if slow and path is not None:
             shown += (
                 f"\n\n[This command took {command_ms / 1000:.1f} s. Its full output is saved in "
@@ -296,15 +303,17 @@ class GuardedTool:
         result: ToolResult,
         guard: dict[str, object],
         source: object,
+        after: bytes = b"",
     ) -> ToolResult:
-        text = (side + full).decode("utf-8", "replace")
+        text = (side + full + after).decode("utf-8", "replace")
         capped = truncate_tail(text, max_lines=DEFAULT_MAX_LINES, max_bytes=DEFAULT_MAX_BYTES)
         shown = capped.content or "(no output)"
         details = dict(result.details) if isinstance(result.details, Mapping) else {}
         if capped.truncated:
             # Like the bash tool: say what was cut and where all of it is (with the side
             # channel, which the run's own file lacks).
-            path = source if isinstance(source, str) and not side else _persist(side + full)
+            own = isinstance(source, str) and not side and not after
+            path = source if own else _persist(side + full + after)
             where = f" Full output: {path}" if path else ""
             shown += f"\n\n[Showing the last {capped.output_lines} lines.{where}]"
             if path:

@@ -13,7 +13,7 @@ failed) and variables assigned literals earlier in the same command (spec/decisi
   literal `bash -c '…'` / `eval '…'` payload is parsed and walked like the command itself.
 - Paths: redirect targets, operands of known commands by position and mode (`_bash_files`),
   `cd` targets, and for other commands the words that look like paths (decision 5). Words
-  are expanded as bash would (`_bash_words`), globs against the file system.
+  are expanded as bash would (`pith.tools.shell_words`), globs against the file system.
 
 Nothing here knows the configuration; the only I/O is the parse, glob matching, and "does
 this bare word name a file".

@@ -2,8 +2,8 @@
 
 Statements thread a `State` (directories, literal variables) through lists, `&&` / `||`,
 conditions and loops; subshells, pipelines, substitutions and background jobs get a copy that
-does not leak out. Each simple command is expanded word by word (`_bash_words`) in each
-directory the shell may be in, and its argv analyzed (`_bash_wrappers`, `_bash_files`); what
+does not leak out. Each simple command is expanded word by word (`pith.tools.shell_words`) in
+each directory the shell may be in, and its argv analyzed (`_bash_wrappers`, `_bash_files`); what
 it runs — a wrapper's command, a `bash -c` / `eval` string, a here-document fed to a shell —
 is walked in turn. The results are plain tuples that `_bash` turns into its public types.
 """
@@ -23,13 +23,6 @@ from pith.ext.permissions._bash_files import FILE_TESTS
 from pith.ext.permissions._bash_parse import parse_command
 from pith.ext.permissions._bash_scripts import ScriptText, read_script, shell_script_kind
 from pith.ext.permissions._bash_state import Flow, State, taint
-from pith.ext.permissions._bash_words import (
-    Expansion,
-    Scope,
-    assignment_value,
-    expand_word,
-    word_text,
-)
 from pith.ext.permissions._bash_wrappers import analyze_argv
 from pith.tools.shell_parse import (
     Node,
@@ -39,6 +32,13 @@ from pith.tools.shell_parse import (
     parse_bash,
     source_slice,
     string,
+)
+from pith.tools.shell_words import (
+    Expansion,
+    Scope,
+    assignment_value,
+    expand_word,
+    word_text,
 )
 
 __all__ = ["Context", "PathTuple", "UnitTuple", "Walker"]

@@ -131,7 +131,7 @@ class Pruner:
     written: bool = False
     """Whether the branch holds any pruner entry: stats are written only after one."""
     diagnostics: set[tuple[str, str]] = field(default_factory=set)
-    """(kind, detail) already recorded in this process."""
+    """(kind, detail) already written in this process."""
 
     @property
     def active(self) -> bool:
@@ -443,17 +443,17 @@ class Pruner:
     def diagnose(self, found: Sequence[tuple[str, str]], ctx: ExtensionContext) -> None:
         """Record each new (kind, detail) once per process as a `prune-diagnostic` entry (only
         in a session the pruner already wrote to: diagnostics never start the pruner's
-        entries)."""
+        entries). It counts as recorded only once written: one that could not be written yet
+        (a failed write, or no pruner entry so far) is tried again at the next request."""
         for kind, detail in found:
-            if (kind, detail) in self.diagnostics:
-                continue
-            self.diagnostics.add((kind, detail))
-            if not self.written:
+            if (kind, detail) in self.diagnostics or not self.written:
                 continue
             try:
                 self.api.append_entry(DIAGNOSTIC_TYPE, {"kind": kind, "detail": detail})
             except PithError as error:
                 ctx.ui.notify(f"cannot record a pruner diagnostic: {error}", "warning")
+                continue
+            self.diagnostics.add((kind, detail))
 
     # --- recovery ----------------------------------------------------------------------------
 

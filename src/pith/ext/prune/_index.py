@@ -6,6 +6,7 @@ written (`add_*` are the same steps the rebuild takes, so refs always agree).
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -43,7 +44,9 @@ class PruneIndex:
     aliases: dict[str, DedupAlias] = field(default_factory=dict)
     by_hash: dict[str, str] = field(default_factory=dict)
     by_id: dict[str, list[str]] = field(default_factory=dict)
-    """Raw tool-call id -> its occurrence keys (records and aliases), in order."""
+    """Raw tool-call id -> its occurrence keys (records and aliases) by result time (a
+    backfilled record goes before a later occurrence indexed earlier; equal times keep the
+    order they were indexed in)."""
     batches: list[list[str]] = field(default_factory=list)
     """The records' keys, one list per indexed batch (assistant turn), in branch order."""
     decisions: dict[str, Decision] = field(default_factory=dict)
@@ -92,7 +95,7 @@ class PruneIndex:
             ref = f"t{len(self.by_ref) + 1}"
             self.refs[key] = ref
             self.by_ref[ref] = key
-            self.by_id.setdefault(record.tool_call_id, []).append(key)
+            self._add_occurrence(record.tool_call_id, key)
             if not entry.backfilled:  # a backfill is old calls: neither frontier nor dedup
                 self.by_hash.setdefault(record.content_hash, key)
                 self.frontier = key
@@ -124,7 +127,14 @@ class PruneIndex:
         if key in self.aliases or key in self.records:
             return
         self.aliases[key] = alias
-        self.by_id.setdefault(alias.tool_call_id, []).append(key)
+        self._add_occurrence(alias.tool_call_id, key)
+
+    def _add_occurrence(self, tool_call_id: str, key: str) -> None:
+        insort(self.by_id.setdefault(tool_call_id, []), key, key=self._time_of)
+
+    def _time_of(self, key: str) -> int | float:
+        alias = self.aliases.get(key)
+        return alias.result_timestamp if alias is not None else self.records[key].result_timestamp
 
     def knows(self, key: str) -> bool:
         return key in self.records or key in self.aliases

@@ -38,7 +38,7 @@ ReadRaw = Callable[[ToolCallRecord], str | None]
 
 def resolve_keys(index: PruneIndex, wanted: str) -> list[str]:
     """The occurrence keys `wanted` names: a ref, an `id@timestamp` key or a raw id (every
-    occurrence of a reused id)."""
+    occurrence of a reused id, oldest result first)."""
     if wanted in index.by_ref:
         return [index.by_ref[wanted]]
     if index.knows(wanted):

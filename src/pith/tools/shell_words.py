@@ -10,6 +10,10 @@ command, `${x:-y}` and other parameter operators, `$1`, extended globs) is *not 
 Characters carry a kind while expanding: typed unquoted (`LIT`: braces and globs work), the
 unquoted value of a variable (`VAR`: split and globbed, no braces), or quoted (`QUOTED`:
 nothing). A quoted empty string is a `("", QUOTED)` marker so that `""` stays an argument.
+
+`taint` says which names a command may set behind such an analysis's back (`read x`, a
+function body), so that their values are never substituted. Shared by the permission system
+and the tool guard.
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from pith.tools.shell_parse import Node, child, children, string
 __all__ = [
     "Expansion",
     "Scope",
+    "Taint",
     "assignment_value",
     "decode_ansi_c",
     "expand_word",
     "simple_parameter",
+    "taint",
     "word_text",
 ]
 
@@ -433,3 +439,61 @@ def assignment_value(word: Node | None, scope: Scope) -> str | None:
         return None
     tilded = _tilde(chars, scope)
     return None if tilded is None else _text(tilded)
+
+
+@dataclass(frozen=True)
+class Taint:
+    """What a command says about names and settings, whatever the order."""
+
+    names: frozenset[str]
+    """Names never substituted: written as a word or inside a string anywhere (`read x`,
+    `unset x`, `printf -v x`, `((x++))`, `declare -n r=x`, `${x:=y}`), or assigned in a
+    function body (which runs when called, not where it is written)."""
+    split_unsafe: bool
+    """IFS is assigned or mentioned: unquoted values may split anywhere."""
+    glob_unsafe: bool
+    """`shopt` or GLOBIGNORE appear: globs may match differently from bash's defaults."""
+    cdpath: bool
+    """CDPATH appears: a relative `cd` may go elsewhere."""
+
+
+def taint(root: Node) -> Taint:
+    """The names and settings of the command `root` that the walk must not rely on."""
+    mentioned: set[str] = set()
+    assigned: set[tuple[str, bool]] = set()
+    _scan_names(root, mentioned, assigned, in_function=False)
+    names = mentioned | {name for name, _ in assigned}
+    return Taint(
+        frozenset(mentioned | {name for name, in_function in assigned if in_function}),
+        split_unsafe="IFS" in names,
+        glob_unsafe=bool(names & {"shopt", "GLOBIGNORE"}),
+        cdpath="CDPATH" in names,
+    )
+
+
+def _scan_names(
+    node: object, mentioned: set[str], assigned: set[tuple[str, bool]], *, in_function: bool
+) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _scan_names(item, mentioned, assigned, in_function=in_function)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.get("Type")
+    inside = in_function or kind == "FuncDecl"
+    for key, value in node.items():
+        if key == "Value" and isinstance(value, str):
+            mentioned.update(_IDENT.findall(value))
+        elif key == "Name" and kind is None and isinstance(value, dict):
+            name = string(value, "Value")
+            if name:
+                assigned.add((name, inside))  # an assignment's own name
+        elif key == "Param" and kind == "ParamExp":
+            expansion = child(node, "Exp")
+            op = string(expansion, "Op") if expansion is not None else None
+            name = simple_parameter({"Param": value}) if isinstance(value, dict) else None
+            if op is not None and "=" in op and name:
+                mentioned.add(name)  # `${x:=default}` assigns
+        elif isinstance(value, dict | list):
+            _scan_names(value, mentioned, assigned, in_function=inside)
