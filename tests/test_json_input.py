@@ -14,19 +14,19 @@ from pith.json_input import (
     MAX_NUMBER_DIGITS,
     JsonInputError,
     check_json_limits,
-    decode_json,
+    parse_json,
 )
 
 
 def refusal(data: str | bytes, **options: bool) -> JsonInputError:
     with pytest.raises(JsonInputError) as caught:
-        decode_json(data, "f.json", fix="fix the file", **options)
+        parse_json(data, "f.json", fix="fix the file", **options)
     return caught.value
 
 
 def test_nesting_at_the_limit_decodes() -> None:
     text = "[" * MAX_DEPTH + "]" * MAX_DEPTH
-    assert decode_json(text, "f.json", fix="") == json.loads(text)
+    assert parse_json(text, "f.json", fix="") == json.loads(text)
 
 
 def test_nesting_past_the_limit_names_the_place_and_what_to_do() -> None:
@@ -40,7 +40,7 @@ def test_nesting_past_the_limit_names_the_place_and_what_to_do() -> None:
 
 def test_brackets_inside_strings_do_not_count() -> None:
     text = json.dumps({"code": "[{" * 10_000, "quote": '\\"[[[['})
-    assert decode_json(text, "f.json", fix="") == json.loads(text)
+    assert parse_json(text, "f.json", fix="") == json.loads(text)
 
 
 def test_a_number_past_the_digit_limit_is_refused_with_its_column() -> None:
@@ -51,7 +51,7 @@ def test_a_number_past_the_digit_limit_is_refused_with_its_column() -> None:
 
 def test_long_digit_runs_inside_strings_are_text() -> None:
     text = json.dumps({"digits": "7" * 5000})
-    assert decode_json(text, "f.json", fix="") == {"digits": "7" * 5000}
+    assert parse_json(text, "f.json", fix="") == {"digits": "7" * 5000}
 
 
 def test_syntax_errors_carry_line_and_column() -> None:
@@ -84,11 +84,11 @@ def test_keys_are_compared_after_escapes() -> None:
 
 def test_the_same_key_in_sibling_objects_is_fine() -> None:
     text = '{"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 3}, {"x": 4}], "x": "x:"}'
-    assert decode_json(text, "f.json", fix="", unique_keys=True) == json.loads(text)
+    assert parse_json(text, "f.json", fix="", unique_keys=True) == json.loads(text)
 
 
 def test_repeated_keys_are_allowed_unless_asked() -> None:
-    assert decode_json('{"a": 1, "a": 2}', "f.json", fix="") == {"a": 2}
+    assert parse_json('{"a": 1, "a": 2}', "f.json", fix="") == {"a": 2}
 
 
 def test_check_json_limits_alone_works_on_bytes() -> None:
@@ -104,4 +104,4 @@ def test_check_json_limits_alone_works_on_bytes() -> None:
     )
 )
 def test_any_shallow_value_round_trips(value: object) -> None:
-    assert decode_json(json.dumps(value), "f.json", fix="", unique_keys=True) == value
+    assert parse_json(json.dumps(value), "f.json", fix="", unique_keys=True) == value

@@ -1,6 +1,6 @@
 """Decoding JSON that comes from outside pith: files, RPC lines, model replies, CLI arguments.
 
-Every such decoder goes through `decode_json` (or, for a typed msgspec decoder, calls
+Every such decoder goes through `parse_json` (or, for a typed msgspec decoder, calls
 `check_json_limits` first). Both bound what a decoder would otherwise die on: arrays and objects
 nested deeper than `MAX_DEPTH` (Python's decoders raise `RecursionError` near 1000 levels, and
 code that walks a value later recurses too) and numbers longer than `MAX_NUMBER_DIGITS` digits
@@ -26,7 +26,7 @@ __all__ = [
     "MAX_NUMBER_DIGITS",
     "JsonInputError",
     "check_json_limits",
-    "decode_json",
+    "parse_json",
 ]
 
 MAX_DEPTH = 128
@@ -42,8 +42,19 @@ class JsonInputError(InputError):
     """JSON pith will not use. `str(error)` is `SOURCE:LINE:COLUMN: REASON; FIX`; the parts are
     attributes, for callers that frame the message their own way."""
 
-    def __init__(self, source: str, reason: str, *, line: int = 1, column: int = 1, fix: str):
+    def __init__(
+        self,
+        source: str,
+        reason: str,
+        *,
+        line: int = 1,
+        column: int = 1,
+        fix: str,
+        limit: bool = False,
+    ) -> None:
         self.source = source
+        self.limit = limit
+        """True when the text is JSON but past a limit (depth, number length)."""
         self.reason = reason
         self.line = line
         self.column = column
@@ -52,7 +63,7 @@ class JsonInputError(InputError):
         super().__init__(f"{source}:{line}:{column}: {reason}{tail}")
 
 
-def decode_json(
+def parse_json(
     data: bytes | str,
     source: str,
     *,
@@ -86,16 +97,23 @@ def decode_json(
             column=error.colno,
             fix=fix,
         ) from None
+    except _NotJson as error:
+        raise JsonInputError(source, f"not valid JSON ({error})", fix=fix) from None
     except (RecursionError, ValueError) as error:
         # The limits were checked above; this is the backstop for text they mis-scanned.
-        raise JsonInputError(source, f"not usable JSON ({error})", fix=fix) from None
+        reason = f"too large to decode ({error})"
+        raise JsonInputError(source, reason, fix=fix, limit=True) from None
     if unique_keys:
         _scan(_encoded(text), source, fix, max_depth=max_depth, unique_keys=True)
     return value
 
 
+class _NotJson(ValueError):
+    pass
+
+
 def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a JSON value")
+    raise _NotJson(f"{name} is not a JSON value")
 
 
 def check_json_limits(
@@ -103,7 +121,7 @@ def check_json_limits(
 ) -> None:
     """Raise `JsonInputError` when `data` nests deeper than `max_depth` or holds a number of
     more than `MAX_NUMBER_DIGITS` digits; otherwise nothing. Brackets and digits inside
-    strings do not count. For use before a decoder that does not go through `decode_json`."""
+    strings do not count. For use before a decoder that does not go through `parse_json`."""
     raw = _encoded(data)
     deep = raw.count(b"[") + raw.count(b"{") > max_depth
     long_number = len(raw) > MAX_NUMBER_DIGITS and _LONG_DIGITS.search(raw) is not None
@@ -150,13 +168,14 @@ def _scan(raw: bytes, source: str, fix: str, *, max_depth: int, unique_keys: boo
         if token.group("open"):
             frames.append(set() if token.group() == b"{" else None)
             if len(frames) > max_depth:
-                _raise(raw, token.start(), source, f"nested more than {max_depth} levels deep", fix)
+                reason = f"nested more than {max_depth} levels deep"
+                _raise(raw, token.start(), source, reason, fix, limit=True)
         elif token.group("close"):
             if frames:
                 frames.pop()
         elif token.group("number"):
             reason = f"a number longer than {MAX_NUMBER_DIGITS} digits"
-            _raise(raw, token.start(), source, reason, fix)
+            _raise(raw, token.start(), source, reason, fix, limit=True)
         elif unique_keys and token.group("colon") and frames and frames[-1] is not None:
             key = _key(token.group("string"))
             if key in frames[-1]:
@@ -173,9 +192,11 @@ def _key(token: bytes) -> str:
     return key if isinstance(key, str) else str(key)
 
 
-def _raise(raw: bytes, offset: int, source: str, reason: str, fix: str) -> None:
+def _raise(
+    raw: bytes, offset: int, source: str, reason: str, fix: str, *, limit: bool = False
+) -> None:
     line, column = _position(raw, offset)
-    raise JsonInputError(source, reason, line=line, column=column, fix=fix)
+    raise JsonInputError(source, reason, line=line, column=column, fix=fix, limit=limit)
 
 
 def _position(raw: bytes, offset: int) -> tuple[int, int]:

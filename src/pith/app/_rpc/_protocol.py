@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
 from pith.ai import ImageContent
-from pith.json_input import JsonInputError, decode_json
+from pith.json_input import JsonInputError, parse_json
 
 __all__ = [
     "COMMANDS",
@@ -130,7 +130,7 @@ def parse_record(line: bytes) -> Command | UiAnswer | None:
     if not text.strip():
         return None
     try:
-        value = decode_json(text, "command", fix="")
+        value = parse_json(text, "command", fix="")
     except JsonInputError as error:
         # Too deep, a too-long number or not JSON at all: this line only is refused.
         raise ProtocolError(
