@@ -44,8 +44,9 @@ def require_regular_file(path: str | os.PathLike[str]) -> None:
         raise _refuse(path, mode)
 
 
-def read_regular_file(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the regular file at `path` (links followed).
+def read_regular_file(path: str | os.PathLike[str], limit: int = -1) -> bytes:
+    """The bytes of the regular file at `path` (links followed); at most `limit` of them when
+    it is not negative.
 
     Raises `NotARegularFileError` for anything else — checked on the open file, so a FIFO is
     never waited on — and the usual `OSError`s (`FileNotFoundError`, ...) otherwise."""
@@ -56,6 +57,6 @@ def read_regular_file(path: str | os.PathLike[str]) -> bytes:
             raise _refuse(path, mode)
         os.set_blocking(descriptor, True)
         with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            return handle.read()
+            return handle.read(limit)
     finally:
         os.close(descriptor)

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import msgspec
-
 from pith.errors import InputError
+from pith.regular_file import read_regular_file
 from pith.session._codec import json_lines
 
 __all__ = [
@@ -38,8 +37,7 @@ def default_session_dir(cwd: str, agent_dir: Path) -> Path:
 def read_header(path: Path) -> dict[str, object] | None:
     """The header object of a session file (first parsed line), or None if it is not one."""
     try:
-        with open(path, "rb") as handle:
-            block = handle.read(_HEADER_SCAN_BYTES)
+        block = read_regular_file(path, _HEADER_SCAN_BYTES)
     except OSError:
         return None
     for value in json_lines(block):
@@ -102,20 +100,14 @@ def _text_of(message: object) -> str:
 
 def _info(path: Path) -> SessionInfo | None:
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except OSError:
         return None
     header: dict[str, object] | None = None
     entries = 0
     name: str | None = None
     first = ""
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            value = msgspec.json.decode(line)
-        except msgspec.DecodeError:
-            continue
+    for value in json_lines(data):
         if not isinstance(value, dict):
             continue
         if header is None:

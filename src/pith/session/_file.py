@@ -23,6 +23,8 @@ from pathlib import Path
 import msgspec
 
 from pith.errors import PithError
+from pith.json_input import JsonInputError
+from pith.regular_file import read_regular_file
 from pith.session._codec import (
     decode_line,
     decode_lines,
@@ -82,7 +84,7 @@ def load_session(path: Path, *, lock: SessionLock | None = None) -> LoadedSessio
     """
     repair = lock is not None and lock.held
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except OSError as error:
         raise SessionFileError(f"cannot read session {path}: {error.strerror or error}") from None
     warnings: list[str] = []
@@ -99,7 +101,10 @@ def load_session(path: Path, *, lock: SessionLock | None = None) -> LoadedSessio
             complete_lines = len(lines)
     header = parsed[0][1] if parsed else None
     if tail.strip():
-        last = decode_line(tail)
+        try:
+            last = decode_line(tail)
+        except JsonInputError:
+            last = None
         is_session = isinstance(header, SessionHeader) or (
             header is None and isinstance(last, SessionHeader)
         )
@@ -150,7 +155,11 @@ def _parse_lines(
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        entry = decode_line(line)
+        try:
+            entry = decode_line(line)
+        except JsonInputError as error:
+            warnings.append(f"{path}:{number}: {error.reason}; line skipped")
+            continue
         if entry is None:
             warnings.append(f"{path}:{number}: not a JSON object; line skipped")
             continue

@@ -26,6 +26,7 @@ from pith.ai import (
     current_system_message,
 )
 from pith.errors import InputError
+from pith.regular_file import require_regular_file
 from pith.session._codec import encode_entry
 from pith.session._entries import (
     CURRENT_VERSION,
@@ -137,6 +138,12 @@ class SessionStore:
 
         The lock is taken before the file is read, so a repair never races a writer.
         """
+        try:
+            require_regular_file(path)  # locking opens it: a FIFO would wait for a writer
+        except FileNotFoundError:
+            raise SessionFileError(f"no session file at {path}") from None
+        except OSError as error:
+            raise SessionFileError(f"cannot open session {path}: {error.strerror}") from None
         session_lock = SessionLock(path)
         if lock:
             try:
