@@ -1,5 +1,6 @@
-"""pith's JSON files (settings.json, models.json, trust.json) when they hold what no one should
-write: one line naming the file, the line and what to do — no traceback, no hang, no guess."""
+"""pith's files (settings.json, models.json, trust.json, a SKILL.md's frontmatter) when they hold
+what no one should write: one line naming the file, the line and what to do — no traceback, no
+hang, no guess."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pith.resources.settings import SettingsWriteError, edit_settings_file
-from pith.testing import subprocess_env
+from pith.testing import FakeServer, configure_agent_dir, subprocess_env
 
 DEEP = '{"retry": ' + "[" * 100_000 + "]" * 100_000 + "}"
 HUGE = '{"retry": {"maxRetries": ' + "9" * 5000 + "}}"
@@ -176,3 +177,29 @@ def test_an_unwritable_trust_file_is_one_clear_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith(f"pith: {path}: cannot save the trust decision (")
     assert path.read_text() == "{}\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested more than 128 levels deep"),
+        ("9" * 5000, "a number longer than 1000 digits"),
+    ],
+)
+def test_a_skill_whose_frontmatter_is_too_deep_is_named_and_the_others_load(
+    tmp_path: Path, value: str, reason: str
+) -> None:
+    skills = tmp_path / "agent" / "skills"
+    (skills / "bad").mkdir(parents=True)
+    (skills / "bad" / "SKILL.md").write_text(f"---\nname: bad\nmeta: {value}\n---\nBody.\n")
+    (skills / "good").mkdir()
+    (skills / "good" / "SKILL.md").write_text("---\nname: good\ndescription: Works.\n---\nOk.\n")
+    with FakeServer({"turns": [{"text": "ok", "expect": ["Works."]}]}) as server:
+        configure_agent_dir(tmp_path / "agent", server)
+        result = pith(tmp_path, "-p", "--model", "fake/m", "hello")
+        assert server.problems() == []
+    assert result.returncode == 0, result.stderr
+    assert str(skills / "bad" / "SKILL.md") in result.stderr
+    assert "line 3, column " in result.stderr
+    assert reason in result.stderr
+    assert "internal error" not in result.stderr
