@@ -106,7 +106,7 @@ def test_unknown_models_and_providers_are_input_errors_with_hints() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"providers": {', r"models\.json:1:\d+: invalid JSON"),
+        ('{"providers": {', r"models\.json:1:\d+: not valid JSON"),
         ('{"providers": []}', 'expected {"providers": {...}}'),
         (
             '{"providers": {"x": {"api": "openai-completions"}}}',

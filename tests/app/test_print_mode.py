@@ -323,3 +323,38 @@ def test_a_session_file_that_is_not_a_session_still_stops(tmp_path: Path, work: 
     assert result.returncode == 2
     assert "not a pith/Pi session" in result.stderr
     assert notes.read_text() == '{"hello": "world"}\n'
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
+def test_tool_arguments_nested_too_deep_get_an_error_result_and_the_turn_is_kept(
+    tmp_path: Path, work: Path, api: str
+) -> None:
+    deep = '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    script = {
+        "chunk": 50_000,
+        "turns": [
+            {"tool_calls": [{"name": "read", "arguments": deep}]},
+            {"text": "I will send flat arguments.", "expect": ["nested more than 100 levels"]},
+        ],
+    }
+    with FakeServer(script) as server:
+        agent = setup_agent_dir(tmp_path, server, api)
+        result = run_pith(tmp_path, agent, "-p", "read it")
+        assert server.state()["problems"] == []
+    assert result.returncode == 0, result.stderr
+    assert "I will send flat arguments." in result.stdout
+    [session] = (agent / "sessions").glob("*/*.jsonl")
+    messages = [
+        line["message"]
+        for line in map(json.loads, session.read_text().splitlines())
+        if line["type"] == "message"
+    ]
+    assert [message["role"] for message in messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
+    assert messages[1]["content"][0]["type"] == "toolCall"
+    assert messages[2]["isError"] is True
+    assert "nested more than 100 levels deep" in messages[2]["content"][0]["text"]

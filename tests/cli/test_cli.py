@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from pith import __version__
+from pith.testing import subprocess_env
 
 
 def pith(
@@ -100,3 +101,30 @@ def test_a_request_without_any_model_says_how_to_configure_one(tmp_path: Path) -
     assert result.returncode == 2
     assert result.stderr.startswith("pith: no model configured")
     assert "docs/providers.md" in result.stderr
+
+
+def test_tool_arguments_nested_too_deep_are_one_line(tmp_path: Path) -> None:
+    result = pith("tool", "read", '{"path": ' + "[" * 100_000, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "pith: tool arguments are refused: nested more than 100 levels deep (line 1, column"
+    )
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_working_directory_removed_under_pith_is_one_clear_line(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "{sys.executable}" -m pith -p hello'
+    result = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=subprocess_env(tmp_path / "agent"),
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        "pith: the current folder no longer exists (it was removed or renamed after the shell "
+        "entered it); cd to an existing folder and run pith again\n"
+    )

@@ -80,3 +80,14 @@ def test_strip_frontmatter_raises_on_bad_yaml_like_pi() -> None:
 
 def test_strip_frontmatter_returns_the_trimmed_body() -> None:
     assert strip_frontmatter("---\na: 1\n---\n\n  body  \n") == "body"
+
+
+def test_frontmatter_nested_to_the_limit_still_parses() -> None:
+    depth = 127  # the top-level map is the first level
+    data = parse_frontmatter("---\na: " + "[" * depth + "]" * depth + "\n---\n").data
+    assert isinstance(data, dict)
+
+
+def test_a_tagged_number_too_long_is_an_error_with_its_place() -> None:
+    with pytest.raises(FrontmatterError, match="line 2, column 4: a number longer than 1000"):
+        parse_frontmatter("---\nn: !!float " + "9" * 5000 + "\n---\n")

@@ -219,7 +219,7 @@ def test_saved_decision_is_used_before_asking(tree: Tree) -> None:
 def test_corrupt_trust_file_stops_resolution(tree: Tree) -> None:
     tree.agent.mkdir(parents=True)
     (tree.agent / "trust.json").write_text("{oops", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"trust\.json: not valid JSON"):
+    with pytest.raises(ConfigError, match=r"trust\.json:1:2: not valid JSON"):
         _resolve(tree, ask=_Asker(TrustChoice.TRUST))
     assert (tree.agent / "trust.json").read_text(encoding="utf-8") == "{oops"
 

@@ -110,7 +110,7 @@ def test_corrupt_file_is_a_one_line_error_and_is_never_overwritten(
         with pytest.raises(ConfigError) as raised:
             action()
         message = str(raised.value)
-        assert message.startswith(f"{store.path}: ")
+        assert message.startswith(f"{store.path}:")
         assert problem in message
         assert "\n" not in message
         assert raised.value.exit_code == 2

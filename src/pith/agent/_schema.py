@@ -16,6 +16,8 @@ import json
 import math
 from dataclasses import dataclass
 
+from pith.json_input import MAX_ARGUMENT_DEPTH, JsonInputError, parse_json
+
 __all__ = ["SchemaIssue", "check", "coerce", "format_validation_error", "json_type_name"]
 
 Schema = dict[str, object]
@@ -163,8 +165,8 @@ def _convert(wanted: str, value: object) -> object:
         return "true" if value else "false"
     if wanted in ("array", "object") and isinstance(value, str):
         try:
-            parsed = json.loads(value)
-        except ValueError:
+            parsed = parse_json(value, "argument", fix="", max_depth=MAX_ARGUMENT_DEPTH)
+        except JsonInputError:
             parsed = _NO
         if wanted == "array" and isinstance(parsed, list):
             return parsed

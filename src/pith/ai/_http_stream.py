@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from pith.json_input import JsonInputError, check_json_limits
+
 if TYPE_CHECKING:
     import httpx2
 
@@ -89,9 +91,12 @@ async def _server_sent_events(response: httpx2.Response) -> AsyncIterator[JsonOb
 
 
 def json_or_text(raw: bytes) -> object:
+    """A response body or event as JSON, or as text when it is not JSON pith can use (also
+    when it nests too deep or holds an absurd number: then the text is what is reported)."""
     try:
+        check_json_limits(raw, "the model server's reply", fix="")
         return msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, JsonInputError):
         return raw.decode("utf-8", "replace")
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+from pith.json_input import MAX_ARGUMENT_DEPTH, JsonInputError, check_json_limits, parse_json
+
 __all__ = ["finish_arguments", "parse_partial_object"]
 
 _CLOSERS = {"{": "}", "[": "]"}
+_SOURCE = "tool call arguments"
 
 
 def parse_partial_object(text: str) -> dict[str, object]:
@@ -18,6 +21,10 @@ def parse_partial_object(text: str) -> dict[str, object]:
     stripped = text.strip()
     if not stripped:
         return {}
+    try:
+        check_json_limits(stripped, _SOURCE, fix="", max_depth=MAX_ARGUMENT_DEPTH)
+    except JsonInputError:
+        return {}  # finish_arguments says why once the call is complete
     try:
         value = json.loads(stripped)
     except ValueError:
@@ -33,9 +40,15 @@ def finish_arguments(text: str) -> tuple[dict[str, object], str | None]:
     if not text.strip():
         return {}, None
     try:
-        value = json.loads(text)
-    except ValueError as error:
-        return {}, f"arguments are not valid JSON ({error}): {_preview(text)}"
+        value = parse_json(text, _SOURCE, fix="", max_depth=MAX_ARGUMENT_DEPTH)
+    except JsonInputError as error:
+        where = f"line {error.line} column {error.column}"
+        if not error.limit:
+            return {}, f"arguments are {error.reason} at {where}: {_preview(text)}"
+        return {}, (
+            f"arguments refused: {error.reason} (at {where}); send a JSON object nested at "
+            f"most {MAX_ARGUMENT_DEPTH} levels deep: {_preview(text)}"
+        )
     if not isinstance(value, dict):
         return {}, f"arguments must be a JSON object, got {type(value).__name__}: {_preview(text)}"
     return value, None

@@ -7,7 +7,6 @@ the field; fields pith does not use yet are accepted and reported once as warnin
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from collections.abc import Mapping
@@ -25,6 +24,8 @@ from pith.ai._models import (
 )
 from pith.ai._wire import WireError, convert
 from pith.errors import ConfigError, InputError
+from pith.json_input import JsonInputError, parse_json
+from pith.regular_file import read_regular_file
 
 __all__ = ["ModelChoice", "ModelRegistry", "ProviderConfig", "resolve_value"]
 
@@ -218,14 +219,13 @@ class ModelRegistry:
 
     def _apply_file(self, path: Path) -> None:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise ConfigError(
-                f"{path}:{error.lineno}:{error.colno}: invalid JSON ({error.msg}); "
-                "fix the file or move it aside"
-            ) from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ConfigError(f"{path}: cannot read: {error}") from None
+            raw = read_regular_file(path)
+        except OSError as error:
+            raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+        try:
+            data = parse_json(raw, str(path), fix="fix the file or move it aside", unique_keys=True)
+        except JsonInputError as error:
+            raise ConfigError(str(error)) from None
         if not isinstance(data, dict) or not isinstance(data.get("providers", {}), dict):
             raise ConfigError(f'{path}: expected {{"providers": {{...}}}} at the top level')
         for provider_id, raw in data.get("providers", {}).items():

@@ -16,6 +16,8 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from pith.json_input import JsonInputError, check_json_limits
+
 __all__ = [
     "UNSET",
     "UnsetType",
@@ -72,6 +74,10 @@ def encode_json(obj: object) -> bytes:
 def decode_json(data: bytes | str, tp: type[T]) -> T:
     """Decode JSON text into `tp`, keeping unknown fields; raises `WireError` on a bad shape."""
     decoder = cast("msgspec.json.Decoder[T]", _strict_decoder(cast(object, tp)))
+    try:
+        check_json_limits(data, "JSON", fix="")
+    except JsonInputError as error:
+        raise WireError(f"invalid JSON: {error.reason}") from None
     try:
         return decoder.decode(data)
     except msgspec.ValidationError:

@@ -68,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if verbose:
         args.remove("--verbose")
     try:
+        _require_working_directory()
         return _dispatch(args)
     except KeyboardInterrupt:
         print("pith: interrupted", file=sys.stderr)
@@ -81,6 +82,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except Exception as error:  # the one place errors become messages
         return _report(error, verbose)
+
+
+def _require_working_directory() -> None:
+    """Every command resolves paths against the working directory: one removed under pith
+    (`mkdir x && cd x && rmdir ../x`) is named here rather than failing somewhere inside."""
+    import os
+
+    from pith.errors import InputError
+
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise InputError(
+            "the current folder no longer exists (it was removed or renamed after the shell "
+            "entered it); cd to an existing folder and run pith again"
+        ) from None
 
 
 def _dispatch(args: list[str]) -> int:

@@ -16,6 +16,7 @@ import os
 import sys
 
 from pith.errors import ConfigError, InputError
+from pith.json_input import MAX_ARGUMENT_DEPTH, JsonInputError, parse_json
 
 __all__ = ["run"]
 
@@ -117,10 +118,12 @@ async def _run(options: argparse.Namespace) -> int:
 def _arguments(text: str) -> dict[str, object]:
     raw = sys.stdin.read() if text == "-" else text
     try:
-        value = json.loads(raw)
-    except ValueError as error:
+        value = parse_json(raw, "--args", fix="", max_depth=MAX_ARGUMENT_DEPTH)
+    except JsonInputError as error:
         raise InputError(
-            f"--args is not valid JSON ({error}); quote it for the shell, "
+            f"--args is {'refused: ' if error.limit else ''}{error.reason} "
+            f"(line {error.line}, column {error.column}); "
+            "quote it for the shell, "
             """e.g. --args '{"command": "ls"}'"""
         ) from None
     if not isinstance(value, dict):

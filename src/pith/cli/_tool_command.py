@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from pith.ai import UNSET, ImageContent, TextContent, to_builtins
 from pith.cli._startup import add_extension_options, add_trust_options, prepare_run
 from pith.errors import InputError
+from pith.json_input import MAX_ARGUMENT_DEPTH, JsonInputError, parse_json
 
 if TYPE_CHECKING:
     pass
@@ -59,10 +60,11 @@ async def _main(argv: list[str]) -> int:
     options, cwd = parsed.options, parsed.cwd
     text = sys.stdin.read() if options.arguments == "-" else options.arguments
     try:
-        arguments = json.loads(text)
-    except ValueError as error:
+        arguments = parse_json(text, "tool arguments", fix="", max_depth=MAX_ARGUMENT_DEPTH)
+    except JsonInputError as error:
         raise InputError(
-            f"tool arguments are not valid JSON ({error}); "
+            f"tool arguments are {'refused: ' if error.limit else ''}{error.reason} "
+            f"(line {error.line}, column {error.column}); "
             'quote them for the shell, e.g. \'{"path": "README.md"}\''
         ) from None
     outcome = await run_tool(

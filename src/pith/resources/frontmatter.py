@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pith.json_input import MAX_DEPTH, MAX_NUMBER_DIGITS
 from pith.resources._jstext import js_trim
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ _FLOAT_EXP = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)")
 
 _TAG = "tag:yaml.org,2002:"
+_RESOLVED_TAGS = frozenset(_TAG + kind for kind in ("null", "bool", "int", "float"))
 
 
 def _resolve_plain(value: str) -> object:
@@ -111,7 +113,7 @@ def _resolve_plain(value: str) -> object:
 def _resolve_tagged(value: str, tag: str) -> object:
     """A scalar with an explicit tag: `!!str` keeps the text, `!!int` & co. resolve it when it
     fits; anything else (custom tags) is kept as text, as Pi's parser does with a warning."""
-    if tag in (_TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"):
+    if tag in _RESOLVED_TAGS:
         resolved = _resolve_plain(value)
         kind = tag[len(_TAG) :]
         if (
@@ -194,7 +196,7 @@ class _Builder:
                 documents += 1
                 if documents > 1:
                     raise self._error("more than one YAML document", event)
-                value = self._node(next(self._events))
+                value = self._node(next(self._events), 0)
                 next(self._events)  # DocumentEndEvent
         return value
 
@@ -205,7 +207,9 @@ class _Builder:
         where = _location(mark.line, mark.column, self._text, self._first_line)
         return FrontmatterError(f"invalid YAML frontmatter{where}: {problem}")
 
-    def _node(self, event: Event) -> object:
+    def _node(self, event: Event, depth: int) -> object:
+        """The value `event` starts, `depth` collections down (bounded like JSON input: the
+        builder recurses, and a value nested thousands deep is no skill's metadata)."""
         from ruamel.yaml.events import (
             AliasEvent,
             MappingStartEvent,
@@ -222,15 +226,17 @@ class _Builder:
             if event.anchor is not None:
                 self._anchors[event.anchor] = value
             return value
+        if isinstance(event, SequenceStartEvent | MappingStartEvent) and depth >= MAX_DEPTH:
+            raise self._error(f"nested more than {MAX_DEPTH} levels deep", event)
         if isinstance(event, SequenceStartEvent):
             items: list[object] = []
             if event.anchor is not None:
                 self._anchors[event.anchor] = items
             for item_event in self._until_end():
-                items.append(self._node(item_event))
+                items.append(self._node(item_event, depth + 1))
             return items
         if isinstance(event, MappingStartEvent):
-            return self._mapping(event)
+            return self._mapping(event, depth)
         raise self._error(f"unexpected {type(event).__name__}", event)
 
     def _until_end(self) -> Iterator[Event]:
@@ -241,23 +247,27 @@ class _Builder:
                 return
             yield event
 
-    def _mapping(self, start: MappingStartEvent) -> dict[str, object]:
+    def _mapping(self, start: MappingStartEvent, depth: int) -> dict[str, object]:
         mapping: dict[str, object] = {}
         if start.anchor is not None:
             self._anchors[start.anchor] = mapping
         seen: set[object] = set()
         events = self._until_end()
         for key_event in events:
-            key = self._node(key_event)
+            key = self._node(key_event, depth + 1)
             identity = _key_identity(key)
             if identity in seen:
                 raise self._error("map keys must be unique", key_event)
             seen.add(identity)
-            mapping[_js_key(key)] = self._node(next(events))
+            mapping[_js_key(key)] = self._node(next(events), depth + 1)
         return mapping
 
     def _scalar(self, event: ScalarEvent) -> object:
         tag = event.tag
+        resolvable = (tag is None and event.style is None) or tag in _RESOLVED_TAGS
+        if resolvable and len(event.value) > MAX_NUMBER_DIGITS and _INT.fullmatch(event.value):
+            # Python will not convert so long a number (and no setting needs one).
+            raise self._error(f"a number longer than {MAX_NUMBER_DIGITS} digits", event)
         if tag is None:
             return _resolve_plain(event.value) if event.style is None else event.value
         if tag == "!":

@@ -10,6 +10,7 @@ setting could quietly change what the agent may do.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
 import re
@@ -22,6 +23,8 @@ from typing import Annotated, Literal
 import msgspec
 
 from pith.errors import ConfigError
+from pith.json_input import JsonInputError, parse_json
+from pith.regular_file import read_regular_file
 
 __all__ = [
     "PROJECT_SETTINGS",
@@ -138,6 +141,7 @@ class Settings:
         project = _read(path)
         if project is None:
             return self
+        warnings = [*self.warnings, *_unknown_key_warnings(path, project)]
         merged = merge_settings(self.data, project)
         tools = project.get("defaultTools")
         if (
@@ -154,7 +158,7 @@ class Settings:
             _typed(merged, path),
             [*self.files, path],
             self.user_data,
-            list(self.warnings),
+            warnings,
             project,
             [*self.layers, (path, project)],
         )
@@ -176,7 +180,8 @@ def load_settings(agent_dir: Path) -> Settings:
     data = _read(path)
     if data is None:
         return Settings()
-    return Settings(data, _typed(data, path), [path], data, layers=[(path, data)])
+    warnings = _unknown_key_warnings(path, data)
+    return Settings(data, _typed(data, path), [path], data, warnings, layers=[(path, data)])
 
 
 def merge_settings(base: dict[str, object], over: dict[str, object]) -> dict[str, object]:
@@ -193,10 +198,63 @@ def merge_settings(base: dict[str, object], over: dict[str, object]) -> dict[str
 
 # --- reading and checking ---------------------------------------------------------------------
 
+_FIX = "fix the file or remove it"
+
+_OTHER_KEYS = frozenset(
+    {
+        # read by pith's built-in extensions
+        "permission",
+        "guard",
+        "prune",
+        # Pi's, which pith does not use but a shared file may hold
+        "modelThinkingLevels",
+        "thinkingBudgets",
+        "enabledModels",
+        "transport",
+        "httpIdleTimeoutMs",
+        "hideThinkingBlock",
+        "packages",
+        "themes",
+        "theme",
+        "codemode",
+        "cacheWarming",
+        "quietStartup",
+        "lastChangelogVersion",
+    }
+)
+
+
+def _known_keys() -> frozenset[str]:
+    typed = {field.encode_name for field in msgspec.structs.fields(SettingsValues)}
+    return frozenset(typed) | _OTHER_KEYS
+
+
+def _unknown_key_warnings(path: Path, data: dict[str, object]) -> list[str]:
+    """A warning for each top-level key that looks like a misspelt known one.
+
+    Other unknown keys stay quiet: they may belong to an extension (`api.get_settings()`)."""
+    known = _known_keys()
+    text = ""
+    warnings: list[str] = []
+    for key in data:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
+        if not close:
+            continue
+        if not text:
+            with contextlib.suppress(OSError):
+                text = read_regular_file(path).decode("utf-8", "replace")
+        warnings.append(
+            f"{path}:{_line_of_key(text, key)}: unknown setting {key!r} is ignored; "
+            f"did you mean {close[0]!r}?"
+        )
+    return warnings
+
 
 def _read(path: Path) -> dict[str, object] | None:
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path)
     except FileNotFoundError:
         return None
     except OSError as error:
@@ -204,9 +262,10 @@ def _read(path: Path) -> dict[str, object] | None:
     if not raw.strip():
         return None
     try:
-        value = msgspec.json.decode(raw)
-    except msgspec.DecodeError as error:
-        raise ConfigError(_syntax_message(path, raw, str(error))) from None
+        # A key given twice would silently keep only its last value (a deny could vanish).
+        value = parse_json(raw, str(path), fix=_FIX, unique_keys=True)
+    except JsonInputError as error:
+        raise ConfigError(str(error)) from None
     if not isinstance(value, dict):
         raise ConfigError(
             f"{path}:1: settings must be a JSON object ({{...}}), not {_json_kind(value)}"
@@ -235,17 +294,7 @@ def _check_list_items(path: Path, raw: bytes, data: dict[str, object]) -> None:
             )
 
 
-_BYTE = re.compile(r"\(byte (\d+)\)")
 _PATH = re.compile(r"at `\$((?:\.[A-Za-z0-9_]+|\[\d+\])*)`")
-
-
-def _syntax_message(path: Path, raw: bytes, detail: str) -> str:
-    match = _BYTE.search(detail)
-    offset = int(match.group(1)) if match else 0
-    line = raw.count(b"\n", 0, offset) + 1
-    column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
-    reason = _BYTE.sub("", detail).replace("JSON is malformed: ", "").strip()
-    return f"{path}:{line}:{column}: not valid JSON ({reason}); fix the file or remove it"
 
 
 def _type_message(path: Path, data: dict[str, object], detail: str) -> str:
@@ -287,17 +336,18 @@ def edit_settings_file(path: Path, edit: Callable[[dict[str, object]], None]) ->
     leaves half a file. A missing file (and folder) is created."""
     settings: dict[str, object] = {}
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_regular_file(path)
     except FileNotFoundError:
-        text = ""
+        raw = b""
     except OSError as error:
-        raise SettingsWriteError(f"cannot read {path}: {error}") from error
-    if text.strip():
+        raise SettingsWriteError(f"cannot read {path}: {error.strerror or error}") from error
+    if raw.strip():
         try:
-            loaded = json.loads(text)
-        except json.JSONDecodeError as error:
+            # A repeated key would be lost when the file is written back: refuse it.
+            loaded = parse_json(raw, str(path), fix="", unique_keys=True)
+        except JsonInputError as error:
             raise SettingsWriteError(
-                f"{path} line {error.lineno}: not valid JSON ({error.msg}); fix it and try again"
+                f"{path} line {error.line}: {error.reason}; fix it and try again"
             ) from error
         if not isinstance(loaded, dict):
             raise SettingsWriteError(f"{path} must hold a JSON object; not changed")

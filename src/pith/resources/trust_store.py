@@ -18,7 +18,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pith.errors import ConfigError
+from pith.errors import ConfigError, PithError
+from pith.json_input import JsonInputError, parse_json
+from pith.regular_file import read_regular_file
 from pith.resources._pathnames import StrPath, canonical_path, resolve_path
 from pith.resources._text_file import decode_text
 
@@ -60,7 +62,7 @@ class TrustStore:
         Raises `ConfigError` (one line naming the file) when it cannot be read or is not an
         object of `true`/`false`/`null`."""
         try:
-            raw = self.path.read_bytes()
+            raw = read_regular_file(self.path)
         except FileNotFoundError:
             return {}
         except OSError as error:
@@ -69,9 +71,9 @@ class TrustStore:
         if not valid:
             raise ConfigError(f"{self.path}: not valid UTF-8; {_FIX}")
         try:
-            value: object = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{self.path}: not valid JSON ({error}); {_FIX}") from error
+            value = parse_json(text, str(self.path), fix=_FIX, unique_keys=True)
+        except JsonInputError as error:
+            raise ConfigError(str(error)) from None
         if not isinstance(value, dict):
             raise ConfigError(
                 f"{self.path}: expected a JSON object mapping folders to true or false; {_FIX}"
@@ -117,15 +119,22 @@ class TrustStore:
     def save_many(self, updates: Iterable[tuple[StrPath, bool | None]]) -> None:
         """Apply several `save`s as one write."""
         pending = [(trust_key(path), trusted) for path, trusted in updates]
-        with self._locked():
-            # Re-read under the lock: another process may have saved since we last looked.
-            entries = self.read()
-            for key, trusted in pending:
-                for existing in [k for k in entries if resolve_path(k) == key]:
-                    del entries[existing]
-                if trusted is not None:
-                    entries[key] = trusted
-            self._write(entries)
+        try:
+            with self._locked():
+                # Re-read under the lock: another process may have saved since we last looked.
+                entries = self.read()
+                for key, trusted in pending:
+                    for existing in [k for k in entries if resolve_path(k) == key]:
+                        del entries[existing]
+                    if trusted is not None:
+                        entries[key] = trusted
+                self._write(entries)
+        except OSError as error:
+            raise PithError(
+                f"{self.path}: cannot save the trust decision ({error.strerror or error}); "
+                "nothing was changed — make the file and its folder writable (see `ls -l` "
+                "and `lsattr`) and try again"
+            ) from None
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -140,8 +149,10 @@ class TrustStore:
     def _write(self, entries: dict[str, bool | None]) -> None:
         ordered = {key: entries[key] for key in sorted(entries, key=_utf16_order)}
         data = (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        # Through a symlink: the file it points to is replaced, the link stays a link.
+        target = Path(os.path.realpath(self.path))
         descriptor, temporary = tempfile.mkstemp(
-            dir=self.path.parent, prefix=f".{TRUST_FILE}.", suffix=".tmp"
+            dir=target.parent, prefix=f".{TRUST_FILE}.", suffix=".tmp"
         )
         try:
             with os.fdopen(descriptor, "wb") as handle:
@@ -149,8 +160,8 @@ class TrustStore:
                 handle.flush()
                 os.fsync(handle.fileno())
             with contextlib.suppress(FileNotFoundError):
-                os.chmod(temporary, self.path.stat().st_mode & 0o7777)
-            os.replace(temporary, self.path)
+                os.chmod(temporary, target.stat().st_mode & 0o7777)
+            os.replace(temporary, target)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import msgspec
 
 from pith.ai import AgentMessage, WireError, convert, encode_json, now_ms
+from pith.json_input import JsonInputError, check_json_limits
 from pith.session._entries import (
     Entry,
     MessageEntry,
@@ -32,8 +33,11 @@ def _decoder() -> msgspec.json.Decoder[Line]:
 def decode_line(line: bytes | str) -> SessionHeader | SessionEntry | None:
     """One line as a header or an entry; None for a line that is not a JSON object.
 
-    An object pith cannot type becomes a `RawEntry` rather than being dropped.
+    An object pith cannot type becomes a `RawEntry` rather than being dropped. Raises
+    `JsonInputError` for a line nested too deep or holding a too-long number (the shared
+    limits of `pith.json_input`), so the caller can say which line and why.
     """
+    check_json_limits(line, "session line", fix="")
     started = now_ms()
     try:
         decoded = _decoder().decode(line)
@@ -65,7 +69,7 @@ def decode_lines(data: bytes) -> list[SessionHeader | SessionEntry] | None:
     started = now_ms()
     try:
         decoded = _decoder().decode_lines(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
     for entry in decoded:
         _settle_time(entry, started)
@@ -78,8 +82,9 @@ def json_lines(data: bytes) -> Iterator[object]:
         if not line.strip():
             continue
         try:
+            check_json_limits(line, "session line", fix="")
             yield msgspec.json.decode(line)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, JsonInputError):
             continue
 
 

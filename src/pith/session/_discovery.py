@@ -18,6 +18,8 @@ from typing import BinaryIO
 import msgspec
 
 from pith.errors import InputError
+from pith.json_input import JsonInputError, check_json_limits
+from pith.regular_file import open_regular_file, read_regular_file
 from pith.session._codec import json_lines
 from pith.session._entries import timestamp_millis
 from pith.session._lines import line_blocks, reverse_lines
@@ -47,8 +49,7 @@ def default_session_dir(cwd: str, agent_dir: Path) -> Path:
 def read_header(path: Path) -> dict[str, object] | None:
     """The header object of a session file (first parsed line), or None if it is not one."""
     try:
-        with open(path, "rb") as handle:
-            block = handle.read(_HEADER_SCAN_BYTES)
+        block = read_regular_file(path, _HEADER_SCAN_BYTES)
     except OSError:
         return None
     for value in json_lines(block):
@@ -112,8 +113,9 @@ def _text_of(message: object) -> str:
 
 def _object(line: bytes) -> dict[str, object] | None:
     try:
+        check_json_limits(line, "session line", fix="")
         value = msgspec.json.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, JsonInputError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -201,7 +203,7 @@ def _info(path: Path) -> SessionInfo | None:
     try:
         if not path.is_file():
             return None
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             status = os.fstat(handle.fileno())
             scan = _scan(handle, status.st_size)
             if scan is None:

@@ -25,6 +25,8 @@ from typing import BinaryIO
 import msgspec
 
 from pith.errors import PithError
+from pith.json_input import JsonInputError
+from pith.regular_file import open_regular_file
 from pith.session._codec import (
     decode_line,
     decode_lines,
@@ -86,7 +88,7 @@ def load_session(path: Path, *, lock: SessionLock | None = None) -> LoadedSessio
     """
     repair = lock is not None and lock.held
     try:
-        handle = open(path, "rb")  # noqa: SIM115 (the with below closes it)
+        handle = open_regular_file(path)
     except OSError as error:
         raise SessionFileError(f"cannot read session {path}: {error.strerror or error}") from None
     warnings: list[str] = []
@@ -169,7 +171,10 @@ def _decode_tail(
     if last_byte != ord("}"):
         return None
     handle.seek(start)
-    return decode_line(handle.read(end - start))
+    try:
+        return decode_line(handle.read(end - start))
+    except JsonInputError:
+        return None
 
 
 @contextlib.contextmanager
@@ -191,7 +196,11 @@ def _parse_lines(
     for number, line in enumerate(lines, start=first_number):
         if not line.strip():
             continue
-        entry = decode_line(line)
+        try:
+            entry = decode_line(line)
+        except JsonInputError as error:
+            warnings.append(f"{path}:{number}: {error.reason}; line skipped")
+            continue
         if entry is None:
             warnings.append(f"{path}:{number}: not a JSON object; line skipped")
             continue

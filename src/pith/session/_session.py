@@ -26,6 +26,7 @@ from pith.ai import (
     current_system_message,
 )
 from pith.errors import InputError
+from pith.regular_file import require_regular_file
 from pith.session._codec import encode_entry
 from pith.session._entries import (
     CURRENT_VERSION,
@@ -139,6 +140,12 @@ class SessionStore:
         (zero-byte) file opened for writing holds nothing to lose: it becomes a new session
         for `cwd` (default: the current directory), its header written at once, as in Pi.
         """
+        try:
+            require_regular_file(path)  # locking opens it: a FIFO would wait for a writer
+        except FileNotFoundError:
+            raise SessionFileError(f"no session file at {path}") from None
+        except OSError as error:
+            raise SessionFileError(f"cannot open session {path}: {error.strerror}") from None
         session_lock = SessionLock(path)
         if lock:
             try:

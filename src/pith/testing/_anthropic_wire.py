@@ -60,7 +60,7 @@ def _input_object(arguments: str) -> object:
     # A non-streamed tool_use carries a parsed object; malformed script arguments stay a string.
     try:
         return json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep to parse: sent as the text it is
         return arguments
 
 

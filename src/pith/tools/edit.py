@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import ClassVar
 
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.ai import UNSET
+from pith.json_input import MAX_ARGUMENT_DEPTH, JsonInputError, parse_json
 from pith.tools._base import BuiltinTool
 from pith.tools._diff import edit_diff
 from pith.tools._edit_match import (
@@ -173,8 +173,8 @@ def prepare_edit_arguments(args: object) -> object:
     edits = prepared.get("edits")
     if isinstance(edits, str):
         try:
-            parsed = json.loads(edits)
-        except ValueError:
+            parsed = parse_json(edits, "edits", fix="", max_depth=MAX_ARGUMENT_DEPTH)
+        except JsonInputError:
             parsed = UNSET
         if isinstance(parsed, list):
             prepared["edits"] = parsed

@@ -42,7 +42,7 @@ def test_a_blank_line_is_no_record() -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        (b"{bad", "Failed to parse command: Expecting property name"),
+        (b"{bad", "Failed to parse command: not valid JSON (Expecting property name"),
         (b"[1, 2]", "Failed to parse command: expected a JSON object, got a list"),
         (b"\xff{}", "Failed to parse command: not UTF-8 (byte 0 is invalid)"),
         (b'{"id": "x"}', "missing 'type'"),

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.app.rpc.client import Record
 from tests.app.rpc.conftest import Start
 
@@ -190,6 +192,26 @@ def test_malformed_lines_get_an_error_and_the_process_goes_on(rpc: Start) -> Non
     )
     missing = client.request("prompt")
     assert missing["error"] == "prompt: 'message' must be a string (missing)"
+    assert data(client.request("get_state"))["isStreaming"] is False  # still answering
+    assert client.close() == 0
+    assert "Traceback" not in client.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b"[" * 100_000, "nested more than 128 levels deep at line 1 column 129"),
+        (b'{"type":"get_state","id":' + b"9" * 5000 + b"}", "a number longer than 1000 digits"),
+    ],
+)
+def test_a_line_too_deep_or_too_long_for_the_decoder_is_refused_alone(
+    rpc: Start, line: bytes, reason: str
+) -> None:
+    client, _ = rpc({"turns": []})
+    client.send_raw(line + b"\n")
+    refused = client.wait_for(lambda r: r["type"] == "response")
+    assert refused["success"] is False
+    assert refused["error"].startswith(f"Failed to parse command: {reason}")
     assert data(client.request("get_state"))["isStreaming"] is False  # still answering
     assert client.close() == 0
     assert "Traceback" not in client.stderr

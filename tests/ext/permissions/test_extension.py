@@ -19,6 +19,7 @@ from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
 from pith.ext.permissions import register
 from pith.extensions import ExtensionRunner, ExtensionSpec, NoticeLevel, load_extensions
+from pith.json_input import parse_json
 from pith.resources import load_settings
 from pith.session import SessionStore
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
@@ -110,6 +111,28 @@ def test_a_deny_in_print_mode_is_told_on_stderr_with_its_rule(cli: Cli) -> None:
     assert len(notices) == 1, result.stderr
     assert 'bash["rm *"]=deny' in notices[0]
     assert str(cli.agent / "settings.json") in notices[0]
+
+
+def test_the_suggested_snippet_is_valid_json_with_each_surface_once(cli: Cli) -> None:
+    first, second = cli.tmp_path / "one", cli.tmp_path / "two"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "x.txt").write_text("x\n")
+    command = f"cat {first / 'x.txt'} {second / 'x.txt'}"
+    script = {"turns": [call("bash", command=command), {"text": "ok"}]}
+    with FakeServer(script) as server:
+        configure_agent_dir(cli.agent, server)
+        result = cli.prompt("read both")
+        told = tool_text(server, 1)
+    assert result.returncode == 0, result.stderr
+    snippet = told.split("add ", 1)[1].split(" to the permission section", 1)[0]
+    suggested = parse_json("{" + snippet + "}", "the hint", fix="", unique_keys=True)
+    assert isinstance(suggested, dict)
+    assert list(suggested) == ["external_directory"]
+    assert suggested["external_directory"] == {
+        f"{first}/*": "allow",
+        f"{second}/*": "allow",
+    }
 
 
 def test_yes_answers_questions_but_never_a_deny(cli: Cli) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
 from pith.ai import ImageContent
+from pith.json_input import JsonInputError, parse_json
 
 __all__ = [
     "COMMANDS",
@@ -129,10 +130,11 @@ def parse_record(line: bytes) -> Command | UiAnswer | None:
     if not text.strip():
         return None
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
+        value = parse_json(text, "command", fix="")
+    except JsonInputError as error:
+        # Too deep, a too-long number or not JSON at all: this line only is refused.
         raise ProtocolError(
-            f"Failed to parse command: {error.msg} at line {error.lineno} column {error.colno}"
+            f"Failed to parse command: {error.reason} at line {error.line} column {error.column}"
         ) from None
     if not isinstance(value, dict):
         raise ProtocolError(

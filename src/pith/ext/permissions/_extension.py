@@ -89,12 +89,16 @@ def _one_line(text: str) -> str:
 
 
 def _how_to_allow(asks: Sequence[Finding]) -> str:
-    rules = []
+    # One entry per surface, its patterns together: a surface named twice would be a repeated
+    # key, which settings.json refuses (and JSON decoders would silently keep only the last).
+    surfaces: dict[str, dict[str, str]] = {}
     for finding in asks:
         for surface, pattern in finding.approve:
-            rule = f'"{surface}": {{"{pattern}": "allow"}}'
-            if rule not in rules:
-                rules.append(rule)
+            surfaces.setdefault(surface, {})[pattern] = "allow"
+    rules = [
+        f"{json.dumps(surface)}: {json.dumps(patterns, ensure_ascii=False)}"
+        for surface, patterns in surfaces.items()
+    ]
     where = (
         f"add {', '.join(rules)} to the permission section of settings.json, or " if rules else ""
     )
