@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pith import __version__
 from pith.testing import subprocess_env
 
@@ -110,6 +112,27 @@ def test_tool_arguments_nested_too_deep_are_one_line(tmp_path: Path) -> None:
         "pith: tool arguments are refused: nested more than 100 levels deep (line 1, column"
     )
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read", {"path": "a\0b"}),
+        ("write", {"path": "a\0b", "content": "x"}),
+        ("ls", {"path": "a\0b"}),
+        ("bash", {"command": "echo a\0b"}),
+        ("grep", {"pattern": "a\0b"}),
+    ],
+)
+def test_a_nul_byte_in_a_path_or_command_is_one_clear_error(
+    tmp_path: Path, tool: str, arguments: dict[str, str]
+) -> None:
+    result = pith("tool", tool, json.dumps(arguments), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "contains a NUL byte" in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "ValueError" not in result.stdout + result.stderr
+    assert not (tmp_path / "a").exists()
 
 
 def test_a_working_directory_removed_under_pith_is_one_clear_line(tmp_path: Path) -> None:

@@ -103,6 +103,14 @@ async def prepare_tool_call(
         message = f'Validation failed for tool "{call.name}": arguments must be a JSON object'
         return ToolCallOutcome(error_result(message))
 
+    nul = _nul_argument(coerced)
+    if nul is not None:
+        message = (
+            f'Invalid arguments for tool "{call.name}": "{nul}" contains a NUL byte (\\0), '
+            "which no file name or command can hold; remove it and call the tool again"
+        )
+        return ToolCallOutcome(error_result(message), coerced)
+
     if before is not None:
         try:
             decision = await before(tool, call, coerced)
@@ -162,6 +170,20 @@ async def run_tool_call(
     if isinstance(prepared, ToolCallOutcome):
         return prepared
     return await execute_prepared(prepared, signal, on_update, after=after)
+
+
+_NAMED_ARGUMENTS = frozenset({"command", "pattern", "glob", "cwd"})
+
+
+def _nul_argument(arguments: Mapping[str, object]) -> str | None:
+    """The first argument naming a file or a command (`path`, `command`, …) that holds a NUL
+    byte: the operating system cannot take it, so the call is refused before any hook or
+    tool sees it. File contents may hold NUL and are not checked."""
+    for name, value in arguments.items():
+        named = name in _NAMED_ARGUMENTS or "path" in name.lower()
+        if named and isinstance(value, str) and "\0" in value:
+            return name
+    return None
 
 
 def _aborted(signal: AbortSignal) -> bool:
