@@ -100,6 +100,26 @@ def test_a_saved_trust_decision_is_used_by_later_runs(tmp_path: Path, project: P
     assert status.stdout.startswith(f"{project}: trusted: saved decision for {project}")
 
 
+def test_after_trust_no_the_warning_says_it_was_your_choice(tmp_path: Path, project: Path) -> None:
+    assert pith(tmp_path, "trust", "--no").returncode == 0
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        configure_agent_dir(tmp_path / "agent", server)
+        result = pith(tmp_path, "-p", "--model", "fake/m", "hello")
+    assert result.returncode == 0, result.stderr
+    assert "you chose not to trust it (`pith trust --yes` changes that" in result.stderr
+    assert "to decide" not in result.stderr
+
+
+def test_forgetting_a_decision_that_does_not_exist_says_so(tmp_path: Path, project: Path) -> None:
+    nothing = pith(tmp_path, "trust", "--forget")
+    assert nothing.stdout == f"no saved decision for {project}: nothing to forget\n"
+    assert pith(tmp_path, "trust", "--yes").returncode == 0
+    forgot = pith(tmp_path, "trust", "--forget")
+    assert forgot.stdout == f"forgot the saved decision for {project}\n"
+    again = pith(tmp_path, "trust", "--forget")
+    assert again.stdout.startswith("no saved decision")
+
+
 def test_pith_trust_asks_in_a_terminal(tmp_path: Path, project: Path) -> None:
     leader, follower = pty.openpty()
     process = subprocess.Popen(

@@ -43,6 +43,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_BUILT_IN_TOOLS = ("read", "write", "edit", "bash", "grep", "find", "ls")
+
+
+def _warn_unknown_tool(tool: str) -> None:
+    """A tool name that is close to a built-in one is probably a typo: say so (an extension's
+    own tool, unknown here, may still be meant)."""
+    import difflib
+
+    if tool in _BUILT_IN_TOOLS:
+        return
+    close = difflib.get_close_matches(tool, _BUILT_IN_TOOLS, n=1, cutoff=0.6)
+    if close:
+        print(
+            f"pith: warning: {tool!r} is not a built-in tool; did you mean {close[0]!r}? "
+            "(an extension's tool is judged by its own name and `*`)",
+            file=sys.stderr,
+        )
+
+
 def run(argv: list[str]) -> int:
     options = _parser().parse_args(argv)
     return asyncio.run(_run(options))
@@ -86,6 +105,7 @@ async def _run(options: argparse.Namespace) -> int:
         print(f"project {cwd}: {project}")
         return 0
     arguments = _arguments(options.args)
+    _warn_unknown_tool(options.tool)
     situation = Situation(
         cwd,
         os.path.expanduser("~"),

@@ -213,9 +213,16 @@ async def prepare_run(
     if not trust.trusted:
         kept_out = trust_requiring_resources(cwd)
         if kept_out:
+            decided = trust.reason == "saved"
+            how = (
+                "you chose not to trust it (`pith trust --yes` changes that, --approve trusts "
+                "it for this run)"
+                if decided
+                else "run `pith trust` to decide, or pass --approve for this run"
+            )
             warn(
                 f"this project is not trusted, so pith does not load {', '.join(kept_out)}; "
-                "run `pith trust` to decide, or pass --approve for this run"
+                f"{how}"
             )
     return PreparedRun(options, runner, settings, home, cwd, trust)
 

@@ -45,6 +45,7 @@ def run(argv: list[str]) -> int:
         trust_options,
         trust_requiring_resources,
     )
+    from pith.resources.trust_store import trust_key
 
     folder = os.path.abspath(options.folder or os.getcwd())
     if not os.path.isdir(folder):
@@ -62,6 +63,16 @@ def run(argv: list[str]) -> int:
         else None
     )
     if options.forget:
+        own = store.read().get(trust_key(folder))
+        if own is None:
+            inherited = store.entry(folder)
+            also = (
+                f"; the decision saved for {inherited.path} still applies"
+                if inherited is not None
+                else ""
+            )
+            print(f"no saved decision for {folder}: nothing to forget{also}")
+            return 0
         store.save(folder, None)
         print(f"forgot the saved decision for {folder}")
         return 0

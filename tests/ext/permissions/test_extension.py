@@ -397,3 +397,22 @@ def test_reading_a_skill_under_the_agent_dir_is_not_an_outside_access(tmp_path: 
         run_prompts(session, "deploy")
         told = tool_text(server, 1)
     assert "Steps." in told
+
+
+def test_check_warns_about_a_tool_name_close_to_a_built_in(cli: Cli) -> None:
+    result = cli.run("permissions", "check", "--tool", "bsh", "--args", "{}")
+    assert result.returncode == 0
+    assert "'bsh' is not a built-in tool; did you mean 'bash'?" in result.stderr
+    quiet = cli.run("permissions", "check", "--tool", "mcp_search", "--args", "{}")
+    assert quiet.stderr == ""
+
+
+def test_an_allow_that_does_not_reach_is_not_reported_as_the_reason(cli: Cli) -> None:
+    cli.settings({"*": "allow", "bash": {"*": "allow", "git *": "ask"}})
+    args = json.dumps({"command": "timeout 5 ls"})
+    result = cli.run("permissions", "check", "--tool", "bash", "--args", args)
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("ask: the bash command 'timeout 5 ls'")
+    assert 'by the rule bash["*"]=allow' not in first
+    assert 'the rule bash["*"]=allow' in first
+    assert "is not enough here" in first

@@ -75,8 +75,11 @@ def describe_decision(decision: Decision) -> str:
     parts = [f"{decision.state}: {_what(finding)}"]
     if finding.note:
         parts.append(f"({finding.note})")
-    if finding.rule is not None:
+    if finding.rule is not None and finding.rule.state == decision.state:
         parts.append(f"by the rule {finding.rule.describe()}")
+    elif finding.rule is not None:
+        # A broad allow that does not reach this far (a wrapper, a control path, pith's CLI).
+        parts.append(f"— the rule {finding.rule.describe()} is not enough here")
     text = " ".join(parts)
     if finding.rule is not None and finding.rule.reason and decision.state == "deny":
         text += f". Reason: {finding.rule.reason}"
