@@ -79,7 +79,9 @@ def test_protect_paths_blocks_edit_inside_a_git_folder(work: Path, env: dict[str
     config.parent.mkdir()
     config.write_text("[core]\n")
     edit = {"path": ".git/config", "edits": [{"oldText": "[core]", "newText": "[hacked]"}]}
-    result = pith(work, env, "tool", "edit", json.dumps(edit), "-e", PROTECT)
+    # pith's own permission system asks first (.git/config is one of its control paths);
+    # --yes answers that question, and the example extension still blocks the edit.
+    result = pith(work, env, "tool", "edit", json.dumps(edit), "-e", PROTECT, "--yes")
     assert result.returncode == 1
     assert "Blocked: .git/config is protected (it matches '.git/**')" in result.stdout
     assert config.read_text() == "[core]\n"
