@@ -154,6 +154,9 @@ INTENDED: dict[str, dict[str, Any]] = {
     # pith names the size of the line it shows; Pi measures the empty piece after the final
     # newline ("line is 0B"). Everything else is Pi's text.
     "bash-one-100k-line-newline": {"textFix": ("(line is 97.7KB)", "(line is 0B)")},
+    # pith reads on for up to a second after the shell exits, so a background child that
+    # finishes within it is shown (Pi returns when the shell exits).
+    "bash-background-writer": {"result": _ok("early\nlate\n")},
 }
 
 

@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 import stat
+import threading
 import time
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from hypothesis import strategies as st
 
 from pith.agent import AbortController, ToolResult
 from pith.tools import BashTool, OutputAccumulator
+from pith.tools.bash import BACKGROUND_NOTE
 from pith.tools.truncate import truncate_tail
+from tests.background import stop_loop
 
 from .conftest import RunTool
 
@@ -108,8 +111,57 @@ def test_background_writer_after_shell_exit_is_reported_at_timeout(run_tool: Run
 def test_quiet_background_child_does_not_hold_the_result(run_tool: RunTool) -> None:
     started = time.monotonic()
     result = run_tool("bash", command="sleep 20 & echo parent done")
+    assert result.text() == f"parent done\n\n\n{BACKGROUND_NOTE}"
+    assert time.monotonic() - started < 15
+
+
+def test_a_background_child_that_ends_soon_is_waited_for(run_tool: RunTool) -> None:
+    # it closes the output pipe long before the grace period ends: no note
+    result = run_tool("bash", command="echo early; (echo late) &")
+    assert result.text() == "early\nlate\n"
+
+
+def test_with_a_timeout_a_quiet_background_child_does_not_hold_the_result(
+    run_tool: RunTool,
+) -> None:
+    result = run_tool("bash", command="sleep 20 & echo parent done", timeout=60)
     assert result.text() == "parent done\n"
-    assert time.monotonic() - started < 5
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_background_writer_does_not_hold_a_call_without_timeout(
+    run_tool: RunTool, tmp_path: Path
+) -> None:
+    pid = tmp_path / "loop.pid"
+    command = f"(while true; do echo tick; sleep 0.05; done) & echo $! > {pid}; echo started"
+    descriptors, threads = _open_descriptors(), threading.active_count()
+    try:
+        result = run_tool("bash", command=command)
+    finally:
+        stop_loop(pid)
+    assert not result.is_error
+    assert result.text().startswith("started\n") or "\nstarted\n" in result.text()
+    assert result.text().endswith(f"\n\n{BACKGROUND_NOTE}")
+    assert (_open_descriptors(), threading.active_count()) == (descriptors, threads)
+
+
+def test_a_background_writer_is_left_running(run_tool: RunTool, tmp_path: Path) -> None:
+    # It also writes to a file of its own, which keeps growing after the call returned.
+    pid, log = tmp_path / "loop.pid", tmp_path / "loop.log"
+    command = f"(while true; do echo tick; echo tick >> {log}; sleep 0.05; done) & echo $! > {pid}"
+    try:
+        result = run_tool("bash", command=command)
+        assert result.text().endswith(BACKGROUND_NOTE)
+        size = log.stat().st_size
+        deadline = time.monotonic() + 30
+        while os.path.getsize(log) == size and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(int(pid.read_text()), 0)  # still there
+    finally:
+        stop_loop(pid)
 
 
 def test_abort_kills_the_command_and_keeps_what_it_printed(tmp_path: Path) -> None:
@@ -208,21 +260,14 @@ def test_accumulator_snapshot_equals_truncating_the_whole_decoded_output(
 
 
 def test_a_wrapper_can_receive_the_output_byte_for_byte(tmp_path: Path) -> None:
-    import asyncio
-
-    from pith.agent import AbortController
-    from pith.tools.bash import RAW_OUTPUT, BashTool
-
-    received: list[bytes | None] = []
-
-    async def scenario() -> None:
-        token = RAW_OUTPUT.set(received.append)
-        try:
-            await BashTool(str(tmp_path)).execute(
-                "c1", {"command": "printf 'caf\\351\\n'"}, AbortController().signal, None
-            )
-        finally:
-            RAW_OUTPUT.reset(token)
-
-    asyncio.run(scenario())
-    assert received == [b"caf\xe9\n"]
+    tool = BashTool(str(tmp_path))
+    result, output = asyncio.run(
+        tool.execute_captured(
+            "c1", {"command": "printf 'caf\\351\\n'"}, AbortController().signal, None
+        )
+    )
+    assert result.text() == "caf\ufffd\n"
+    assert output.data == b"caf\xe9\n"
+    assert output.path is None
+    with output.open() as reader:
+        assert reader.read() == b"caf\xe9\n"

@@ -50,6 +50,7 @@ def build_agent_session(
         bash_env=lambda: holder[0].shell_environment(),
         shell_path=values.shell_path,
         shell_command_prefix=values.shell_command_prefix,
+        full_output_max_bytes=values.bash_full_output_max_bytes,
     )
     available = list(builtins) + [name for name in runner.tools if name not in builtins]
     defaults = list(DEFAULT_TOOL_NAMES) + [

@@ -97,7 +97,7 @@ from pith.resources import (
     expand_skill_command,
 )
 from pith.session import MessageEntry, SessionEntry, SessionStore
-from pith.tools import run_shell
+from pith.tools import BACKGROUND_NOTE, run_shell
 
 __all__ = ["AgentSession", "PromptSection", "SessionListener"]
 
@@ -827,13 +827,17 @@ class AgentSession:
                 self._bash_abort.signal,
                 env=self.shell_environment(),
                 on_update=on_update,
+                full_output_max_bytes=self.config.values.bash_full_output_max_bytes,
             )
         finally:
             self._bash_abort = None
         snapshot = run.snapshot
+        output = snapshot.content
+        if run.background_running:
+            output = f"{output}\n\n{BACKGROUND_NOTE}" if output else BACKGROUND_NOTE
         message = BashExecutionMessage(
             command=command,
-            output=snapshot.content,
+            output=output,
             exit_code=run.exit_code,
             cancelled=run.cancelled,
             truncated=snapshot.truncation.truncated,

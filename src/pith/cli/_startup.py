@@ -220,10 +220,7 @@ async def prepare_run(
                 if decided
                 else "run `pith trust` to decide, or pass --approve for this run"
             )
-            warn(
-                f"this project is not trusted, so pith does not load {', '.join(kept_out)}; "
-                f"{how}"
-            )
+            warn(f"this project is not trusted, so pith does not load {', '.join(kept_out)}; {how}")
     return PreparedRun(options, runner, settings, home, cwd, trust)
 
 

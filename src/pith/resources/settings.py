@@ -45,6 +45,7 @@ SETTINGS_FILE = "settings.json"
 PROJECT_SETTINGS = Path(".pith") / SETTINGS_FILE
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+Positive = Annotated[int, msgspec.Meta(ge=1)]
 QueueMode = Literal["one-at-a-time", "all"]
 ThinkingName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
@@ -95,6 +96,8 @@ class SettingsValues(_Typed):
     """Like `--tools`: `a,b` replaces the default set, `+x` / `-x` change it."""
     shell_path: str | None = None
     shell_command_prefix: str | None = None
+    bash_full_output_max_bytes: Positive = 64 * 1024 * 1024
+    """Where the bash tool cuts the file it saves output past its caps to."""
     session_dir: str | None = None
     skills: list[str] = msgspec.field(default_factory=list)
     prompts: list[str] = msgspec.field(default_factory=list)

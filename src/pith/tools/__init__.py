@@ -6,12 +6,17 @@ from collections.abc import Callable
 
 from pith.agent import Tool
 from pith.tools._paths import resolve_to_cwd, resolve_tool_path
-from pith.tools.bash import BashTool, ShellRun, run_shell
+from pith.tools.bash import BACKGROUND_NOTE, BashTool, CapturedOutput, ShellRun, run_shell
 from pith.tools.edit import EditTool
 from pith.tools.find import FindTool
 from pith.tools.grep import GrepTool
 from pith.tools.ls import LsTool
-from pith.tools.output import OutputAccumulator, OutputSnapshot, create_output_file
+from pith.tools.output import OutputAccumulator, OutputSnapshot
+from pith.tools.output_files import (
+    DEFAULT_FULL_OUTPUT_MAX_BYTES,
+    create_output_file,
+    sweep_output_files,
+)
 from pith.tools.read import ReadTool
 from pith.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -26,12 +31,15 @@ from pith.tools.truncate import (
 from pith.tools.write import WriteTool
 
 __all__ = [
+    "BACKGROUND_NOTE",
     "BUILTIN_TOOL_NAMES",
+    "DEFAULT_FULL_OUTPUT_MAX_BYTES",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
     "DEFAULT_TOOL_NAMES",
     "GREP_MAX_LINE_LENGTH",
     "BashTool",
+    "CapturedOutput",
     "EditTool",
     "FindTool",
     "GrepTool",
@@ -48,6 +56,7 @@ __all__ = [
     "resolve_to_cwd",
     "resolve_tool_path",
     "run_shell",
+    "sweep_output_files",
     "truncate_head",
     "truncate_line",
     "truncate_tail",
@@ -64,15 +73,23 @@ def builtin_tools(
     bash_env: Callable[[], dict[str, str]] | None = None,
     shell_path: str | None = None,
     shell_command_prefix: str | None = None,
+    full_output_max_bytes: int = DEFAULT_FULL_OUTPUT_MAX_BYTES,
 ) -> dict[str, Tool]:
     """Every built-in tool bound to `cwd`, by name, in Pi's order.
 
     `bash_env` supplies the environment of each command (with the session's PITH_* variables);
-    `shell_path` and `shell_command_prefix` are the settings of the same names.
+    `shell_path`, `shell_command_prefix` and `full_output_max_bytes` are the settings
+    `shellPath`, `shellCommandPrefix` and `bashFullOutputMaxBytes`.
     """
     tools: list[Tool] = [
         ReadTool(cwd),
-        BashTool(cwd, env=bash_env, shell_path=shell_path, command_prefix=shell_command_prefix),
+        BashTool(
+            cwd,
+            env=bash_env,
+            shell_path=shell_path,
+            command_prefix=shell_command_prefix,
+            full_output_max_bytes=full_output_max_bytes,
+        ),
         EditTool(cwd),
         WriteTool(cwd),
         GrepTool(cwd),

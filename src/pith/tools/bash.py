@@ -2,16 +2,18 @@
 
 The command runs in its own process group with stdin closed; stdout and stderr share one pipe so
 they interleave as they happened. Abort and timeout kill the whole group. After the shell exits
-the tool keeps reading while background children still write, and stops once the pipe closes or
-has been quiet for a moment.
+background children may still hold the pipe: a call with a timeout reads on while they write
+(until the pipe closes, has been quiet for a moment, or the timeout fires); a call without one
+reads for BACKGROUND_GRACE_SECONDS at most, then says that their later output is not shown. Either
+way they keep running (a dev server started with `&`): the rest of the pipe is drained.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import fcntl
+import io
 import math
 import os
 import shutil
@@ -21,22 +23,23 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import BinaryIO, ClassVar
 
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback
 from pith.ai import UNSET, TextContent, to_builtins
 from pith.tools._base import BuiltinTool
 from pith.tools.output import OutputAccumulator, OutputSnapshot
+from pith.tools.output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES
 from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
-__all__ = ["RAW_OUTPUT", "BashTool", "ShellRun", "find_shell", "run_shell"]
-
-RAW_OUTPUT: contextvars.ContextVar[Callable[[bytes | None], None] | None] = contextvars.ContextVar(
-    "pith_bash_raw_output", default=None
-)
-"""Set (in the task that calls the bash tool) to receive the command's output byte for byte
-when it stayed in memory, None when it went to the full-output file: for wrappers that
-post-process the output (the tool guard) without the tool's decoding."""
+__all__ = [
+    "BACKGROUND_NOTE",
+    "BashTool",
+    "CapturedOutput",
+    "ShellRun",
+    "find_shell",
+    "run_shell",
+]
 
 MAX_TIMEOUT_SECONDS = 2_147_483.647
 UPDATE_INTERVAL_SECONDS = 0.1
@@ -44,6 +47,12 @@ QUIET_AFTER_EXIT_SECONDS = 0.1
 EXIT_POLL_SECONDS = 0.1
 READ_SIZE = 1 << 20
 KILL_DRAIN_SECONDS = 1.0
+BACKGROUND_GRACE_SECONDS = 1.0
+"""Without a timeout, how long the tool reads after the shell exited while background children
+still hold the output pipe."""
+BACKGROUND_NOTE = (
+    "Background processes are still running; what they print from now on is not shown."
+)
 
 
 def find_shell(shell_path: str | None = None) -> str:
@@ -87,10 +96,12 @@ class BashTool(BuiltinTool):
         shell_path: str | None = None,
         command_prefix: str | None = None,
         env: Callable[[], dict[str, str]] | None = None,
+        full_output_max_bytes: int = DEFAULT_FULL_OUTPUT_MAX_BYTES,
     ) -> None:
         super().__init__(cwd)
         self.shell_path = shell_path
         self.command_prefix = command_prefix
+        self.full_output_max_bytes = full_output_max_bytes
         self._env = env
         if env is not None:  # the session's variables are exported: tell the model
             self.prompt_guidelines = (
@@ -105,16 +116,87 @@ class BashTool(BuiltinTool):
         signal: AbortSignal,
         on_update: UpdateCallback | None,
     ) -> ToolResult:
+        run = self._run(args, signal, on_update, cut_later=False)
+        return await run.execute(_timeout_seconds(args.get("timeout")), args.get("timeout"))
+
+    async def execute_captured(
+        self,
+        call_id: str,
+        args: dict[str, object],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+    ) -> tuple[ToolResult, CapturedOutput]:
+        """`execute`, and the output byte for byte for a wrapper that post-processes it (the
+        tool guard). The full-output file keeps every byte, past its size limit, until the
+        caller's `CapturedOutput.release()`; if the call fails it is cut at once."""
+        run = self._run(args, signal, on_update, cut_later=True)
+        try:
+            result = await run.execute(_timeout_seconds(args.get("timeout")), args.get("timeout"))
+        except BaseException:
+            run.output.cut_file()
+            raise
+        output = run.output
+        captured = CapturedOutput(
+            output.raw_output(),
+            output.full_output_path,
+            output.file_max_bytes,
+            run.background_running,
+            output,
+        )
+        return result, captured
+
+    def _run(
+        self,
+        args: dict[str, object],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        *,
+        cut_later: bool,
+    ) -> _Run:
         command = str(args["command"])
-        timeout = _timeout_seconds(args.get("timeout"))
+        _timeout_seconds(args.get("timeout"))
         if self.command_prefix:
             command = f"{self.command_prefix}\n{command}"
         if not os.path.isdir(self.cwd):
             raise ToolError(
                 f"Working directory does not exist: {self.cwd}\nCannot execute bash commands."
             )
-        run = _Run(command, self.cwd, find_shell(self.shell_path), self._env, signal, on_update)
-        return await run.execute(timeout, args.get("timeout"))
+        output = OutputAccumulator(
+            file_prefix="pith-bash", file_max_bytes=self.full_output_max_bytes, cut_later=cut_later
+        )
+        shell = find_shell(self.shell_path)
+        return _Run(command, self.cwd, shell, self._env, signal, on_update, output)
+
+
+@dataclass
+class CapturedOutput:
+    """What a command printed, byte for byte (`BashTool.execute_captured`)."""
+
+    data: bytes | None
+    """All of it, when it stayed under the caps and so in memory."""
+    path: str | None
+    """Otherwise the full-output file: every byte until `release()`."""
+    max_file_bytes: int
+    """The size `release()` cuts the file at."""
+    background_running: bool
+    """Background processes were still writing when the tool stopped reading."""
+    _output: OutputAccumulator | None = None
+
+    @property
+    def over_limit(self) -> bool:
+        """The output is larger than the full-output file may be: `release()` cuts it."""
+        return self._output is not None and self._output.file_cut
+
+    def open(self) -> BinaryIO:
+        """A reader over all of the output (raises OSError when the file is gone)."""
+        if self.data is not None:
+            return io.BytesIO(self.data)
+        assert self.path is not None
+        return open(self.path, "rb")
+
+    def release(self) -> bool:
+        """Cut the full-output file at its size limit; True when it was cut."""
+        return self._output is not None and self._output.cut_file()
 
 
 def _timeout_seconds(value: object) -> float | None:
@@ -146,6 +228,8 @@ class ShellRun:
     exited_before_timeout: tuple[int, float] | None = None
     """(exit code, seconds) when the shell itself ended before a timeout fired."""
     last_line_bytes: int = 0
+    background_running: bool = False
+    """The tool stopped reading while background processes still wrote (BACKGROUND_NOTE)."""
 
     @property
     def cancelled(self) -> bool:
@@ -161,11 +245,13 @@ async def run_shell(
     shell_path: str | None = None,
     env: dict[str, str] | None = None,
     on_update: UpdateCallback | None = None,
+    full_output_max_bytes: int = DEFAULT_FULL_OUTPUT_MAX_BYTES,
 ) -> ShellRun:
     """Run `command` with the bash tool's machinery (process group, bounded memory, full-output
     file); for a user's `!command`. Raises `ToolError` only when the shell cannot start."""
     environment = (lambda: dict(env)) if env is not None else None
-    run = _Run(command, cwd, find_shell(shell_path), environment, signal, on_update)
+    output = OutputAccumulator(file_prefix="pith-bash", file_max_bytes=full_output_max_bytes)
+    run = _Run(command, cwd, find_shell(shell_path), environment, signal, on_update, output)
     return await run.run(timeout_seconds)
 
 
@@ -178,6 +264,7 @@ class _Run:
         env: Callable[[], dict[str, str]] | None,
         signal: AbortSignal,
         on_update: UpdateCallback | None,
+        output: OutputAccumulator,
     ) -> None:
         self.command = command
         self.cwd = cwd
@@ -185,7 +272,7 @@ class _Run:
         self.env = env() if env is not None else dict(os.environ)
         self.signal = signal
         self.on_update = on_update
-        self.output = OutputAccumulator(file_prefix="pith-bash")
+        self.output = output
         self.last_update = 0.0
         self.update_pending = False
         self.update_timer: asyncio.TimerHandle | None = None
@@ -193,6 +280,9 @@ class _Run:
         self.killed_at = 0.0
         self.shell_exit: tuple[int, float] | None = None
         """The shell's exit code and the monotonic time it exited."""
+        self.background_running = False
+        self.pipe_closed = False
+        """Everything holding the output pipe's write end is gone (the read saw its end)."""
 
     async def execute(self, seconds: float | None, seconds_arg: object) -> ToolResult:
         if self.signal.aborted:
@@ -200,9 +290,6 @@ class _Run:
         if self.on_update is not None:
             self.on_update(ToolResult(content=[]))
         run = await self.run(seconds)
-        receiver = RAW_OUTPUT.get()
-        if receiver is not None:
-            receiver(self.output.raw_output())
         snapshot = run.snapshot
         if run.killed_by == "abort":
             raise ToolError(_with_status(self._format(snapshot, "")[0], "Command aborted"))
@@ -216,6 +303,8 @@ class _Run:
                 )
             raise ToolError(_with_status(self._format(snapshot, "")[0], status))
         text, details = self._format(snapshot, "(no output)")
+        if run.background_running:
+            text = _with_status(text, BACKGROUND_NOTE)
         if run.exit_code != 0:
             return ToolResult(
                 content=[
@@ -267,7 +356,7 @@ class _Run:
         unsubscribe = self.signal.on_abort(lambda: kill("abort"))
         deadline = loop.call_later(seconds, kill, "timeout") if seconds is not None else None
         try:
-            await self._pump(process, reader)
+            await self._pump(process, reader, grace=seconds is None)
             return_code = await _wait_for_exit(process)
         finally:
             unsubscribe()
@@ -275,8 +364,15 @@ class _Run:
                 deadline.cancel()
             if self.update_timer is not None:
                 self.update_timer.cancel()
-            # Background children may keep running (a dev server, say); they lose our pipe.
-            transport.close()
+            try:
+                if not self.pipe_closed:
+                    # Background children keep running (a dev server, say): what they print
+                    # from now on is drained to /dev/null, so a write cannot kill them.
+                    pipe = transport.get_extra_info("pipe")
+                    if pipe is not None:
+                        await _discard_rest(pipe.fileno(), self.shell)
+            finally:
+                transport.close()
         snapshot = self._finish()
         exited_early = None
         shell_exit = self.shell_exit
@@ -289,13 +385,19 @@ class _Run:
             killed_by=self.killed_by,
             exited_before_timeout=exited_early,
             last_line_bytes=self.output.last_line_bytes,
+            background_running=self.background_running,
         )
 
-    async def _pump(self, process: subprocess.Popen[bytes], stream: asyncio.StreamReader) -> None:
-        """Read output until the pipe closes, or the shell is gone and the pipe went quiet.
+    async def _pump(
+        self, process: subprocess.Popen[bytes], stream: asyncio.StreamReader, *, grace: bool
+    ) -> None:
+        """Read output until the pipe closes, or the shell is gone and then
 
-        Quiet means no output for QUIET_AFTER_EXIT_SECONDS since the later of the shell's exit
-        and the last chunk, so background children that keep writing are still captured.
+        - with `grace` (no timeout to end the call): BACKGROUND_GRACE_SECONDS have passed since
+          its exit — a child that never stops writing would hold the call forever;
+        - otherwise: the pipe went quiet, i.e. no output for QUIET_AFTER_EXIT_SECONDS since the
+          later of the exit and the last chunk, so children that keep writing are captured
+          until the timeout.
         """
         watch = _ExitWatch(process)
         last_chunk = time.monotonic()
@@ -309,15 +411,22 @@ class _Run:
                 if exit_at is not None:
                     if self.shell_exit is None:
                         self.shell_exit = (_exit_code(watch.code()), exit_at)
-                    wait = QUIET_AFTER_EXIT_SECONDS - (now - max(exit_at, last_chunk))
-                    if wait <= 0:
-                        return
+                    if grace:
+                        wait = BACKGROUND_GRACE_SECONDS - (now - exit_at)
+                        if wait <= 0:
+                            self.background_running = self.killed_by is None
+                            return
+                    else:
+                        wait = QUIET_AFTER_EXIT_SECONDS - (now - max(exit_at, last_chunk))
+                        if wait <= 0:
+                            return
                 try:
                     async with asyncio.timeout(wait):
                         chunk = await stream.read(READ_SIZE)
                 except TimeoutError:
                     continue
                 if not chunk:
+                    self.pipe_closed = True
                     return
                 last_chunk = time.monotonic()
                 self.output.append(chunk)
@@ -371,6 +480,8 @@ class _Run:
         first = truncation.total_lines - truncation.output_lines + 1
         last = truncation.total_lines
         path = snapshot.full_output_path
+        if snapshot.full_output_cut_at is not None:
+            path = f"{path} (cut at {format_size(snapshot.full_output_cut_at)})"
         if truncation.last_line_partial:
             line_size = format_size(self.output.last_line_bytes)
             text += (
@@ -425,6 +536,24 @@ class _ExitWatch:
             self._loop.remove_reader(self._pidfd)
             os.close(self._pidfd)
             self._pidfd = None
+
+
+async def _discard_rest(descriptor: int, shell: str) -> None:
+    """Hand the read end of the output pipe to a detached `cat > /dev/null`, which lives as
+    long as something still writes to the pipe; pith keeps no descriptor or thread for it."""
+    try:
+        os.set_blocking(descriptor, True)  # the event loop made it non-blocking; cat needs it
+        helper = subprocess.Popen(  # noqa: ASYNC220 - returns at once, polled below
+            # A background job's stdin is /dev/null unless redirected: hand it the pipe as fd 3.
+            [shell, "-c", "exec 3<&0; cat <&3 >/dev/null 3<&- &"],
+            stdin=descriptor,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return  # then the writers lose the pipe, as when pith exits
+    await _wait_for_exit(helper)  # the shell exits at once; its `cat` is adopted by init
 
 
 def _widen_pipe(descriptor: int) -> None:

@@ -2,8 +2,8 @@
 
 `OutputAccumulator` takes raw bytes as a command produces them. It keeps a decoded rolling tail
 (about 100 KB) for display, counts every line and byte, and once the output passes the caps it
-opens a full-output file (mode 0600) holding every raw byte, earlier ones included. Memory stays
-the same whether the command prints 1 MB or 100 GB.
+opens a full-output file (`output_files`) holding every raw byte, earlier ones included, up to its
+size limit. Memory stays the same whether the command prints 1 MB or 100 GB.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ from __future__ import annotations
 import codecs
 import os
 import queue
-import secrets
-import tempfile
 import threading
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from pith.tools.output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES, create_output_file
 from pith.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -25,22 +24,6 @@ from pith.tools.truncate import (
 )
 
 __all__ = ["OutputAccumulator", "OutputSnapshot", "create_output_file"]
-
-
-def create_output_file(prefix: str, extension: str) -> tuple[str, BinaryIO]:
-    """A new private file `<tmp>/<prefix>-<16 hex><extension>`, opened for writing.
-
-    Created with O_EXCL and mode 0600: never follows a link someone placed there, and only the
-    user can read what the command printed.
-    """
-    directory = tempfile.gettempdir()
-    while True:
-        path = os.path.join(directory, f"{prefix}-{secrets.token_hex(8)}{extension}")
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue
-        return path, os.fdopen(descriptor, "wb", buffering=0)
 
 
 class _BackgroundWriter:
@@ -83,6 +66,8 @@ class OutputSnapshot:
     content: str
     truncation: TruncationResult
     full_output_path: str | None
+    full_output_cut_at: int | None = None
+    """The full-output file's size limit, when the output passed it (the file holds the start)."""
 
 
 class OutputAccumulator:
@@ -94,11 +79,18 @@ class OutputAccumulator:
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         file_prefix: str = "pith-output",
+        file_max_bytes: int = DEFAULT_FULL_OUTPUT_MAX_BYTES,
+        cut_later: bool = False,
     ) -> None:
+        """`file_max_bytes` limits the full-output file; with `cut_later` the file keeps every
+        byte until `cut_file()` (for a caller that reads all of it first)."""
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self._rolling_bytes = max(max_bytes * 2, 1)
         self._file_prefix = file_prefix
+        self.file_max_bytes = file_max_bytes
+        self._cut_later = cut_later
+        self._file_bytes = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._raw_chunks: list[bytes] = []
         self._tail = bytearray()
@@ -138,8 +130,7 @@ class OutputAccumulator:
             self._add_valid(self._decoder.decode(data).encode("utf-8", "surrogatepass"))
         if self._file is not None or self._over_caps():
             self._ensure_file()
-            assert self._file is not None
-            self._file.write(data)
+            self._write_file(data)
         elif data:
             self._raw_chunks.append(data)
 
@@ -167,13 +158,31 @@ class OutputAccumulator:
         tail.total_bytes = self._decoded_bytes
         if persist_if_truncated and truncated:
             self._ensure_file()
-        return OutputSnapshot(tail.content, tail, self.full_output_path)
+        cut_at = self.file_max_bytes if self.file_cut else None
+        return OutputSnapshot(tail.content, tail, self.full_output_path, cut_at)
+
+    @property
+    def file_cut(self) -> bool:
+        """True when the output is larger than the full-output file may be."""
+        return self.full_output_path is not None and self._raw_bytes > self.file_max_bytes
 
     def close_file(self) -> None:
         """Flush and close the full-output file; raises if writing it failed."""
         if self._file is not None:
             writer, self._file = self._file, None
             writer.close()
+
+    def cut_file(self) -> bool:
+        """With `cut_later`: cut the (closed) full-output file at its size limit now. True when
+        it was cut."""
+        if not self.file_cut or self.full_output_path is None:
+            return False
+        if self._cut_later:
+            try:
+                os.truncate(self.full_output_path, self.file_max_bytes)
+            except OSError:
+                return False
+        return True
 
     def raw_output(self) -> bytes | None:
         """Everything printed, byte for byte, when it was small enough to keep in memory; None
@@ -199,8 +208,19 @@ class OutputAccumulator:
         self.full_output_path, handle = create_output_file(self._file_prefix, ".log")
         self._file = _BackgroundWriter(handle)
         for chunk in self._raw_chunks:
-            self._file.write(chunk)
+            self._write_file(chunk)
         self._raw_chunks = []
+
+    def _write_file(self, data: bytes) -> None:
+        assert self._file is not None
+        if not self._cut_later:
+            room = self.file_max_bytes - self._file_bytes
+            if room <= 0:
+                return
+            if len(data) > room:
+                data = data[:room]
+        self._file_bytes += len(data)
+        self._file.write(data)
 
     def _add_valid(self, data: bytes) -> None:
         """Count and keep `data`, which is valid UTF-8 (decoded output, re-encoded)."""

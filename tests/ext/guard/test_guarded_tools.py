@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
+from pith.tools import BACKGROUND_NOTE
+from tests.background import stop_loop
 
 
 @dataclass
@@ -183,3 +185,37 @@ def test_a_misspelled_tool_name_is_repaired(tmp_path: Path) -> None:
     assert [m for m in second if m["role"] == "tool"][-1]["content"].startswith("the notes")
     unknown = [m for m in third if m["role"] == "tool"][-1]["content"]
     assert unknown.startswith("Tool codemod not found. Available tools: read, bash, edit, write")
+
+
+def test_a_view_over_output_a_background_writer_holds_open_is_still_applied(cli: Cli) -> None:
+    # Real bash would wait for the loop forever; the view is applied to the output so far.
+    pid = cli.work / "loop.pid"
+    script = cli.work / "start.sh"
+    script.write_text(
+        "#!/bin/bash\n"
+        f"(while true; do echo tick; sleep 0.05; done) & echo $! > {pid}\n"
+        "echo started\n"
+    )
+    script.chmod(0o755)
+    try:
+        payload = cli.bash(f"{script} | grep -c started")
+    finally:
+        stop_loop(pid)
+    assert text(payload) == f"1\n\n{BACKGROUND_NOTE}"
+    assert payload["details"]["guard"]["outcome"] == "projection-applied"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "(while true; do echo tick; sleep 0.05; done) & echo $! > {pid}; seq 3 | tail -1",
+        "seq 3 | tail -1 &",
+    ],
+)
+def test_a_backgrounded_statement_is_never_stripped(cli: Cli, command: str) -> None:
+    try:
+        payload = cli.bash(command.format(pid=cli.work / "loop.pid"))
+    finally:
+        stop_loop(cli.work / "loop.pid")
+    assert "guard" not in (payload["details"] or {})
+    assert "3\n" in text(payload)

@@ -11,6 +11,7 @@ bash reports it. See docs/guard.md.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import os
 import shutil
@@ -24,16 +25,18 @@ from typing import Any
 from pith.agent import AbortSignal, Tool, ToolResult, UpdateCallback
 from pith.ai import UNSET, TextContent, to_builtins
 from pith.ext.guard._arguments import normalize_arguments
+from pith.ext.guard._output_tail import count_newlines, read_tail
 from pith.ext.guard._plan import GuardPlan, plan_command
-from pith.ext.guard._project import Projection, apply_views
-from pith.tools.bash import RAW_OUTPUT, find_shell
-from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
+from pith.ext.guard._project import apply_views
+from pith.tools.bash import BACKGROUND_NOTE, BashTool, CapturedOutput, find_shell
+from pith.tools.output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES, write_output_file
+from pith.tools.truncate import DEFAULT_MAX_BYTES, format_size
 
-__all__ = ["CONTRACT_VERSION", "GuardSettings", "GuardedTool", "sweep_logs"]
+__all__ = ["CONTRACT_VERSION", "LOG_PREFIX", "GuardSettings", "GuardedTool"]
 
 CONTRACT_VERSION = 1
-LOG_PREFIX = "pith-guard-"
-LOG_TTL_SECONDS = 24 * 3600
+LOG_PREFIX = "pith-guard"
+"""Saved full outputs: `pith-guard-<hex>.log` in the temp folder, swept like the bash tool's."""
 _STATUS = "\n\nCommand exited with code "
 
 _renames: contextvars.ContextVar[tuple[object, ...]] = contextvars.ContextVar(
@@ -169,59 +172,48 @@ class GuardedTool:
             sink = os.path.join(folder, "sink.out") if plan.needs_sink else None
             marker = os.path.join(folder, "ran") if plan.needs_marker else None
             after = os.path.join(folder, "after.out") if plan.needs_after else None
-            for channel in (sink, after):
+            # The result is built in one file: the side channel, then the views' output, then
+            # what a `cd` after the pipeline printed.
+            shown = sink or os.path.join(folder, "shown.out")
+            for channel in (shown, after):
                 if channel is not None:
-                    Path(channel).write_bytes(b"")  # opened before the run: `>>` never fails
+                    Path(channel).write_bytes(b"")  # exists before the run: `>>` never fails
             cleaned = plan.render(sink, marker, after)
-            raw: list[bytes | None] = []
-            token = RAW_OUTPUT.set(raw.append)  # the output byte for byte, not decoded
             started = time.monotonic()
-            try:
-                result = await self.inner.execute(
-                    call_id, {**args, "command": cleaned}, signal, on_update
-                )
-            finally:
-                RAW_OUTPUT.reset(token)
-            command_ms = (time.monotonic() - started) * 1000
-            side = Path(sink).read_bytes() if sink is not None else b""
-            later = Path(after).read_bytes() if after is not None else b""
-            ran = marker is None or os.path.exists(marker)
-            output = raw[0] if raw else None
-            return await self._projected(
-                plan, result, side, ran, output, command_ms, signal, settings, renames, later
+            result, output = await self._run_bash(
+                call_id, {**args, "command": cleaned}, signal, on_update
             )
+            try:
+                ran = marker is None or os.path.exists(marker)
+                command_ms = (time.monotonic() - started) * 1000
+                later = Path(after).read_bytes() if after is not None else b""
+                run = _GuardedRun(
+                    plan, result, output, shown, os.path.getsize(shown), command_ms, later
+                )
+                if not ran:
+                    return await self._unprojected(run, renames)
+                return await self._projected(run, signal, settings, renames)
+            finally:
+                output.release()  # the views have read all of it: now cut it to its limit
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    async def _projected(
+    async def _run_bash(
         self,
-        plan: GuardPlan,
-        result: ToolResult,
-        side: bytes,
-        ran: bool,
-        raw: bytes | None,
-        command_ms: float,
+        call_id: str,
+        args: dict[str, object],
         signal: AbortSignal,
-        settings: GuardSettings,
-        renames: tuple[object, ...],
-        after: bytes = b"",
-    ) -> ToolResult:
-        """The model's result; `after` is what a `cd` after the pipeline printed (shown
-        after the projection, as it came after the view's output)."""
-        text = "".join(b.text for b in result.content if isinstance(b, TextContent))
-        details = result.details if isinstance(result.details, Mapping) else {}
-        source = details.get("fullOutputPath") if isinstance(details, Mapping) else None
-        window, status = _split_status(text, result.is_error)
-        truncated = isinstance(source, str) and bool(details.get("truncation"))
-        if raw is not None:
-            full = raw  # exactly what the command printed (invalid UTF-8 included)
-        elif truncated:
-            assert isinstance(source, str)
-            full = _read(source)
-        else:
-            # Only when the tool gave no raw bytes (another bash tool): its text is all there is.
-            empty = window == "(no output)"
-            full = b"" if empty else window.encode("utf-8", "surrogateescape")
+        on_update: UpdateCallback | None,
+    ) -> tuple[ToolResult, CapturedOutput]:
+        if isinstance(self.inner, BashTool):
+            return await self.inner.execute_captured(call_id, args, signal, on_update)
+        # Another bash tool: its text is all there is.
+        result = await self.inner.execute(call_id, args, signal, on_update)
+        window, _ = _split_status(_text(result), result.is_error)
+        data = b"" if window == "(no output)" else window.encode("utf-8", "surrogateescape")
+        return result, CapturedOutput(data, None, DEFAULT_FULL_OUTPUT_MAX_BYTES, False)
+
+    def _guard_record(self, plan: GuardPlan, renames: tuple[object, ...]) -> dict[str, object]:
         guard: dict[str, object] = {
             "version": CONTRACT_VERSION,
             "originalCommand": plan.original,
@@ -230,98 +222,106 @@ class GuardedTool:
         }
         if renames:
             guard["renames"] = _rename_records(renames)
-        slow = command_ms >= settings.fast_threshold_ms
-        if not ran:
-            # A prefix short-circuited: the pipeline (and its views) never ran.
-            guard.update(outcome="full-output", capped=False)
-            return self._result(side, full, status, result, guard, source, after)
+        return guard
+
+    async def _projected(
+        self,
+        run: _GuardedRun,
+        signal: AbortSignal,
+        settings: GuardSettings,
+        renames: tuple[object, ...],
+    ) -> ToolResult:
+        plan, result, output = run.plan, run.result, run.output
+        _, status = _split_status(_text(result), result.is_error)
+        guard = self._guard_record(plan, renames)
         shell = find_shell(getattr(self.inner, "shell_path", None))
-        directory = plan.view_directory(self._cwd())  # where the shell was: `cd logs && …`
-        projection: Projection = await apply_views(plan.views, full, directory, shell, signal)
+        target = os.open(run.shown, os.O_WRONLY | os.O_APPEND)
+        try:
+            directory = plan.view_directory(self._cwd())  # where the shell was: `cd logs && …`
+            with output.open() as reader:
+                projection = await apply_views(plan.views, reader, target, directory, shell, signal)
+            if run.after:
+                os.write(target, run.after)  # shown after the views' output, as it came
+        finally:
+            os.close(target)
         code = status if plan.has_following_statement else projection.exit_code
-        projected = side + projection.output + after
-        output = projected.decode("utf-8", "replace").rstrip()
-        capped = truncate_tail(output, max_lines=DEFAULT_MAX_LINES, max_bytes=DEFAULT_MAX_BYTES)
-        shown = capped.content
-        path = source if isinstance(source, str) else None
-        if capped.truncated and (path is None or side or after):
+        tail = await asyncio.to_thread(read_tail, run.shown, strip=True)
+        shown = tail.content
+        truncated = output.path is not None  # the run's own output went past the caps
+        path, cut = (output.path, output.over_limit) if truncated else (None, False)
+        if tail.truncated and (path is None or run.side or run.after):
             # What was cut must stay readable; the run's own file lacks the side channels.
-            path = _persist(side + full + after)
+            path, cut = run.persist(with_side=True)
+        slow = run.command_ms >= settings.fast_threshold_ms
         if slow and path is None:
-            path = _persist(full)
-        if capped.truncated:
-            where = f" Full output: {path}" if path else ""
+            path, cut = run.persist(with_side=False)
+        if tail.truncated:
+            where = f" Full output: {_named(path, cut, output)}" if path else ""
             shown += (
-                f"\n\n[Showing the last {capped.output_lines} of {capped.total_lines} lines "
+                f"\n\n[Showing the last {tail.output_lines} of {tail.total_lines} lines "
                 f"of the projection ({format_size(DEFAULT_MAX_BYTES)} limit).{where}]"
             )
         guard.update(
             outcome="projection-applied",
-            capped=capped.truncated,
+            capped=tail.truncated,
             timing={
-                "commandMs": round(command_ms, 1),
+                "commandMs": round(run.command_ms, 1),
                 "extractorMs": round(projection.milliseconds, 1),
             },
         )
         if path is not None:
             guard["fullOutputPath"] = path
-        if not truncated:
-            guard["projection"] = {
-                "linesBefore": full.count(b"\n"),
-                "linesAfter": projection.output.count(b"\n"),
-                "bytesBefore": len(full),
-                "bytesAfter": len(projection.output),
-            }
-        noop = not truncated and output == (side + full + after).decode("utf-8", "replace").rstrip()
+        noop = False
+        if output.data is not None:
+            guard["projection"] = run.projection_sizes(output.data)
+            noop = tail.whole is not None and tail.whole == run.unprojected_text(output.data)
         if slow and path is not None:
             shown += (
-                f"\n\n[This command took {command_ms / 1000:.1f} s. Its full output is saved in "
-                f"{path}: read it from there (the read tool with offset/limit) instead of "
-                "running the command again.]"
+                f"\n\n[This command took {run.command_ms / 1000:.1f} s. Its full output is saved "
+                f"in {_named(path, cut, output)}: read it from there (the read tool with "
+                "offset/limit) instead of running the command again.]"
             )
             if not noop:
                 self._notify(
                     f"Ran `{plan.cleaned}` without "
                     f"`| {plan.pipeline}` and applied the view to its full output ({path})"
                 )
-        out_details: dict[str, object] = dict(details) if isinstance(details, Mapping) else {}
-        if path is not None:
-            out_details["fullOutputPath"] = path
-        out_details["guard"] = guard
-        body_text = shown or "(no output)"
-        if code != 0:
-            body_text += f"{_STATUS}{code}"
-        return ToolResult(
-            content=[TextContent(text=body_text)], details=out_details, is_error=code != 0
-        )
-
-    def _result(
-        self,
-        side: bytes,
-        full: bytes,
-        status: int,
-        result: ToolResult,
-        guard: dict[str, object],
-        source: object,
-        after: bytes = b"",
-    ) -> ToolResult:
-        text = (side + full + after).decode("utf-8", "replace")
-        capped = truncate_tail(text, max_lines=DEFAULT_MAX_LINES, max_bytes=DEFAULT_MAX_BYTES)
-        shown = capped.content or "(no output)"
         details = dict(result.details) if isinstance(result.details, Mapping) else {}
-        if capped.truncated:
+        if path is not None:
+            details["fullOutputPath"] = path
+        details["guard"] = guard
+        body = _with_endings(shown or "(no output)", output, code)
+        return ToolResult(content=[TextContent(text=body)], details=details, is_error=code != 0)
+
+    async def _unprojected(self, run: _GuardedRun, renames: tuple[object, ...]) -> ToolResult:
+        """A prefix short-circuited: the pipeline (and its views) never ran, so the result is
+        the side channel and the run's own output, as the bash tool shows output."""
+        output = run.output
+        _, status = _split_status(_text(run.result), run.result.is_error)
+        guard = self._guard_record(run.plan, renames)
+        guard.update(outcome="full-output", capped=False)
+        source = output.path
+        if source is None or run.side or run.after:
+            await asyncio.to_thread(run.append_output)
+            source = run.shown
+        tail = await asyncio.to_thread(read_tail, source, strip=False)
+        shown = tail.content or "(no output)"
+        details = dict(run.result.details) if isinstance(run.result.details, Mapping) else {}
+        if tail.truncated:
             # Like the bash tool: say what was cut and where all of it is (with the side
             # channel, which the run's own file lacks).
-            own = isinstance(source, str) and not side and not after
-            path = source if own else _persist(side + full + after)
-            where = f" Full output: {path}" if path else ""
-            shown += f"\n\n[Showing the last {capped.output_lines} lines.{where}]"
+            path: str | None
+            if output.path is not None and not run.side and not run.after:
+                path, cut = output.path, output.over_limit
+            else:
+                path, cut = run.persist(with_side=True)
+            where = f" Full output: {_named(path, cut, output)}" if path else ""
+            shown += f"\n\n[Showing the last {tail.output_lines} lines.{where}]"
             if path:
                 details["fullOutputPath"] = guard["fullOutputPath"] = path
-        if status != 0:
-            shown += f"{_STATUS}{status}"
         details["guard"] = guard
-        return ToolResult(content=[TextContent(text=shown)], details=details, is_error=status != 0)
+        body = _with_endings(shown, output, status)
+        return ToolResult(content=[TextContent(text=body)], details=details, is_error=status != 0)
 
     def _cwd(self) -> str:
         cwd = getattr(self.inner, "cwd", None)
@@ -340,36 +340,85 @@ def _split_status(text: str, is_error: bool) -> tuple[str, int]:
     return text, 0
 
 
-def _read(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError:
-        return b""
+def _text(result: ToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-def _persist(data: bytes) -> str | None:
-    """Save a slow command's full output (`pith-guard-<hex>.log` in the temp folder)."""
-    sweep_logs()
-    try:
-        descriptor, path = tempfile.mkstemp(prefix=LOG_PREFIX, suffix=".log")
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-    except OSError:
-        return None
-    return path
+def _with_endings(body: str, output: CapturedOutput, code: int) -> str:
+    """`body` with the bash tool's closing lines: background processes, then the status."""
+    if output.background_running:
+        body += f"\n\n{BACKGROUND_NOTE}"
+    if code != 0:
+        body += f"{_STATUS}{code}"
+    return body
 
 
-def sweep_logs(now: float | None = None) -> None:
-    """Remove saved full outputs older than a day (best effort)."""
-    folder = Path(tempfile.gettempdir())
-    limit = (now if now is not None else time.time()) - LOG_TTL_SECONDS
-    try:
-        candidates = list(folder.glob(f"{LOG_PREFIX}*.log"))
-    except OSError:
-        return
-    for path in candidates:
-        try:
-            if path.stat().st_mtime < limit:
-                path.unlink()
-        except OSError:
-            continue
+def _named(path: str | None, cut: bool, output: CapturedOutput) -> str | None:
+    """A full-output file as a notice names it: with the size it was cut at, if it was."""
+    if path is None or not cut:
+        return path
+    return f"{path} (cut at {format_size(output.max_file_bytes)})"
+
+
+@dataclass
+class _GuardedRun:
+    """One stripped command, run: what the bash tool gave and where the result is built."""
+
+    plan: GuardPlan
+    result: ToolResult
+    output: CapturedOutput
+    shown: str
+    """The file the result is built in: the side channel, then what is shown after it."""
+    side: int
+    """How many bytes of `shown` the side channel wrote."""
+    command_ms: float
+    after: bytes = b""
+    """What a `cd` after the pipeline printed: shown after everything else."""
+
+    def _output_part(self) -> bytes | tuple[str, int, int]:
+        if self.output.data is not None:
+            return self.output.data
+        assert self.output.path is not None
+        return (self.output.path, 0, os.path.getsize(self.output.path))
+
+    def append_output(self) -> None:
+        """Add the run's whole output to `shown`, after the side channel."""
+        part = self._output_part()
+        with open(self.shown, "ab") as target:
+            if isinstance(part, bytes):
+                target.write(part)
+            else:
+                with self.output.open() as reader:
+                    shutil.copyfileobj(reader, target, 1 << 20)
+            target.write(self.after)
+
+    def persist(self, *, with_side: bool) -> tuple[str | None, bool]:
+        """Save the run's full output (after the side channel, `with_side`) to a
+        `pith-guard-<hex>.log` file, cut at the bash tool's limit; its path, and whether it
+        was cut."""
+        parts: list[bytes | tuple[str, int, int]] = []
+        if with_side and self.side:
+            parts.append((self.shown, 0, self.side))
+        parts.append(self._output_part())
+        if with_side and self.after:
+            parts.append(self.after)
+        saved = write_output_file(LOG_PREFIX, parts, self.output.max_file_bytes)
+        return saved if saved is not None else (None, False)
+
+    def projection_sizes(self, data: bytes) -> dict[str, int]:
+        size = os.path.getsize(self.shown)
+        with open(self.shown, "rb") as handle:
+            lines_after = count_newlines(handle, self.side, size) - self.after.count(b"\n")
+        return {
+            "linesBefore": data.count(b"\n"),
+            "linesAfter": lines_after,
+            "bytesBefore": len(data),
+            "bytesAfter": size - self.side - len(self.after),
+        }
+
+    def unprojected_text(self, data: bytes) -> str:
+        """What the command would have shown without its views (the side channel, then the
+        output), as the projection's text is compared with it."""
+        with open(self.shown, "rb") as handle:
+            side = handle.read(self.side)
+        return (side + data + self.after).decode("utf-8", "replace").rstrip()
