@@ -151,3 +151,30 @@ def test_a_working_directory_removed_under_pith_is_one_clear_line(tmp_path: Path
         "pith: the current folder no longer exists (it was removed or renamed after the shell "
         "entered it); cd to an existing folder and run pith again\n"
     )
+
+
+def test_help_names_the_options_newcomers_look_for(tmp_path: Path) -> None:
+    result = pith("--help", cwd=tmp_path)
+    for option in ("--session-id", "-nt, --no-tools", "--options", "--yes", "-e, --extension"):
+        assert option in result.stdout, option
+
+
+@pytest.mark.parametrize(
+    "argv", [["--options"], ["-p", "--options"], ["--model", "x/y", "--options"]]
+)
+def test_options_works_wherever_it_stands(tmp_path: Path, argv: list[str]) -> None:
+    result = pith(*argv, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "--session-dir" in result.stdout
+
+
+@pytest.mark.parametrize("argv", [["--help", "-e", "EXT"], ["-e", "EXT", "--help"]])
+def test_help_with_an_extension_shows_its_flags(tmp_path: Path, argv: list[str]) -> None:
+    extension = tmp_path / "shout.py"
+    extension.write_text(
+        'def register(api):\n    api.register_flag("shout", description="speak loudly")\n'
+    )
+    result = pith(*[str(extension) if a == "EXT" else a for a in argv], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "--shout" in result.stdout
+    assert "speak loudly" in result.stdout

@@ -38,13 +38,17 @@ options (see `pith --options` for all):
   --api-key KEY         key for this run
   --thinking LEVEL      off, minimal, low, medium, high, xhigh, max
   --tools a,b,+x,-y     choose tools (default: read,bash,edit,write)
-  --no-tools            no tools at all
+  -nt, --no-tools       no tools at all
   -c, --continue        continue this directory's latest session
   -r, --resume          choose a session to resume
-  --session FILE|ID     use that session;  --fork FILE  continue in a copy
+  --session FILE|ID     use that session;  --fork FILE|ID  continue in a copy
+  --session-id ID       the id of a new session
   --no-session          keep nothing on disk
   -a, --approve         trust this project for this run (see `pith trust`)
+  --yes                 answer every permission question with allow (denies stay)
+  -e, --extension PATH  load an extension (its own flags: `pith -e PATH --help`)
   --list-models         list known models
+  --options             every option, the extensions' included
   --version             print the version and exit
   --verbose             show Python tracebacks for internal errors
 
@@ -105,10 +109,18 @@ def _dispatch(args: list[str]) -> int:
         from pith.cli._agent_command import run as run_agent
 
         return run_agent(args)
-    if args[0] in ("-h", "--help"):
+    loads_extensions = any(a in ("-e", "--extension") or a.startswith("--extension=") for a in args)
+    if args[0] in ("-h", "--help") and not loads_extensions:
         print(_usage(), end="")
         return 0
-    if args[0] == "--options":
+    if "--options" in args or (args[0] in ("-h", "--help") and loads_extensions):
+        # Every option, wherever the flag stands; with -e, the extensions' flags too (the
+        # agent command's own --help loads them first).
+        rest = [a for a in args if a not in ("--options", "-h", "--help")]
+        if loads_extensions:
+            from pith.cli._agent_command import run as run_agent
+
+            return run_agent([*rest, "--help"])
         from pith.cli._agent_command import parser
 
         parser().print_help()
