@@ -267,6 +267,7 @@ def test_term_dumb_gives_plain_lines_without_escape_sequences(tmp_path: Path) ->
                 "text": "Plain **reply**.",
                 "tool_calls": [{"name": "bash", "arguments": {"command": "echo plain-out"}}],
             },
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "seq 1 40"}}]},
             {"text": "Done plainly."},
         ]
     }
@@ -285,3 +286,6 @@ def test_term_dumb_gives_plain_lines_without_escape_sequences(tmp_path: Path) ->
     assert "\x1b" not in term.raw
     assert "● $ echo plain-out" in term.raw
     assert "Plain reply." in term.raw
+    # No keys in a plain terminal: the hint for folded output names what works there.
+    assert "more lines (/export shows the whole output)" in term.raw
+    assert "ctrl+o" not in term.raw.lower()

@@ -46,9 +46,12 @@ class _Markdown(Markdown):
 class Painter:
     """Renders to ANSI text at a given width (or plain text when colour is off)."""
 
-    def __init__(self, width: int = 80, *, color: bool = True) -> None:
+    def __init__(self, width: int = 80, *, color: bool = True, keys: bool = True) -> None:
         self.width = max(20, width)
         self.color = color
+        self.keys = keys
+        """Whether the terminal UI's keys work (not in the plain `TERM=dumb` mode), so hints
+        may name them."""
 
     def render(self, renderable: RenderableType) -> str:
         buffer = io.StringIO()
@@ -165,7 +168,9 @@ class ToolView:
     details: object = None
 
 
-def tool_block(view: ToolView, cwd: str, *, expanded: bool, width: int = 100) -> Text:
+def tool_block(
+    view: ToolView, cwd: str, *, expanded: bool, width: int = 100, keys: bool = True
+) -> Text:
     """The call's title, then its output: a few lines, or all of it when `expanded`."""
     block = Text()
     block.append("● ", style="red" if view.is_error else "green")
@@ -177,7 +182,7 @@ def tool_block(view: ToolView, cwd: str, *, expanded: bool, width: int = 100) ->
         body, hidden = diff_text(diff, -1 if expanded else 12)
         block.append("\n")
         block.append_text(_indent(body))
-        _more(block, hidden)
+        _more(block, hidden, keys)
         return block
     if view.name == "write" and not view.is_error and isinstance(view.args.get("content"), str):
         lines, hidden = preview_lines(str(view.args["content"]), -1 if expanded else PREVIEW_LINES)
@@ -185,13 +190,13 @@ def tool_block(view: ToolView, cwd: str, *, expanded: bool, width: int = 100) ->
         if lines:
             block.append("\n")
             block.append_text(_indent(body))
-        _more(block, hidden)
+        _more(block, hidden, keys)
         return block
     lines, hidden = preview_lines(view.output, limit)
     if lines:
         block.append("\n")
         block.append_text(_indent(Text("\n".join(lines), style="red" if view.is_error else "dim")))
-    _more(block, hidden)
+    _more(block, hidden, keys)
     return block
 
 
@@ -205,11 +210,11 @@ def _indent(text: Text) -> Text:
     return out
 
 
-def _more(block: Text, hidden: int) -> None:
+def _more(block: Text, hidden: int, keys: bool) -> None:
     if hidden:
+        how = "ctrl+o shows the whole output" if keys else "/export shows the whole output"
         block.append(
-            f"\n  … {hidden} more {'line' if hidden == 1 else 'lines'} "
-            "(ctrl+o shows the whole output)",
+            f"\n  … {hidden} more {'line' if hidden == 1 else 'lines'} ({how})",
             style="dim italic",
         )
 

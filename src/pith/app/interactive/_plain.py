@@ -72,7 +72,9 @@ class PlainUI:
 
 
 async def run_plain(session: AgentSession, first: str | None, rest: Sequence[str]) -> int:
-    transcript = Transcript(write=_write, painter=Painter(80, color=False), cwd=session.cwd)
+    transcript = Transcript(
+        write=_write, painter=Painter(80, color=False, keys=False), cwd=session.cwd
+    )
     unsubscribe = session.subscribe(transcript.handle)
     loop = asyncio.get_running_loop()
     installed = False

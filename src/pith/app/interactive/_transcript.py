@@ -250,7 +250,9 @@ class Transcript:
             event.result.details,
         )
         self.last_tool = view
-        block = tool_block(view, self.cwd, expanded=False, width=self.painter.width)
+        block = tool_block(
+            view, self.cwd, expanded=False, width=self.painter.width, keys=self.painter.keys
+        )
         receipt = guard_receipt(event.result.details, self.guard_threshold_ms)
         if receipt is not None:
             block.append("\n")
@@ -284,7 +286,9 @@ class Transcript:
         output = str(getattr(message, "output", ""))
         code = getattr(message, "exit_code", None)
         view = ToolView("bash", {"command": command}, output, code not in (0, None))
-        block = tool_block(view, self.cwd, expanded=False, width=self.painter.width)
+        block = tool_block(
+            view, self.cwd, expanded=False, width=self.painter.width, keys=self.painter.keys
+        )
         if getattr(message, "exclude_from_context", False):
             block.append("\n  (not sent to the model)", style="dim")
         self.last_tool = view
@@ -300,7 +304,13 @@ class Transcript:
             return
         self.write(
             self.painter.render(
-                tool_block(self.last_tool, self.cwd, expanded=True, width=self.painter.width)
+                tool_block(
+                    self.last_tool,
+                    self.cwd,
+                    expanded=True,
+                    width=self.painter.width,
+                    keys=self.painter.keys,
+                )
             )
         )
 
