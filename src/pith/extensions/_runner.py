@@ -502,6 +502,20 @@ class ExtensionRunner:
         command = self.commands.get(name.strip())
         return (command, args.strip()) if command is not None else None
 
+    async def run_shortcut(self, shortcut: Shortcut) -> None:
+        """Its key was pressed: `handler(ctx)` with its extension's context; a failure is
+        reported and logged like a command's."""
+        extension = next((e for e in self.extensions if e.name == shortcut.extension), None)
+        context = self.context_for(extension) if extension else ExtensionContext("", self.host, "")
+        try:
+            result = shortcut.handler(context)
+            if inspect.isawaitable(result):
+                await result
+        except HANDLER_ERRORS as error:
+            if extension is not None:
+                self._log(extension, f"shortcut {shortcut.key}", error)
+            self.report(f"shortcut {shortcut.key} failed: {describe_error(error)}")
+
     async def run_command(self, command: Command, args: str) -> None:
         extension = next((e for e in self.extensions if e.name == command.extension), None)
         context = self.context_for(extension) if extension else ExtensionContext("", self.host, "")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,8 @@ from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._records import IndexEntry, ToolCallRecord
 from pith.ext.prune._settings_file import SettingsWriteError, save_prune_setting
 from pith.ext.prune._tree import format_tree
-from pith.testing import FakeServer
+from pith.session import SessionStore
+from pith.testing import FakeServer, subprocess_env
 
 from .test_extension import FIRST_TASK, make_world, tool_texts
 
@@ -71,6 +74,8 @@ def test_completions_offer_subcommands_then_their_fixed_values() -> None:
     assert complete("strategy s") == ["strategy summarize"]
     assert complete("model d") == ["model default"]
     assert complete("tree x") == []
+    assert complete("off ") == ["off --save"]
+    assert complete("on --s") == ["on --save"]
 
 
 def test_saving_a_setting_keeps_every_other_key(tmp_path: Path) -> None:
@@ -147,7 +152,6 @@ def test_setting_subcommands_show_set_and_save_the_value(tmp_path: Path) -> None
             "/pruner model default",
             "/pruner strategy",
             "/pruner strategy bogus",
-            "/pruner off",
         )
     assert world.ui.notices == [
         ("info", "[prune] min-batch-chars: 1000"),
@@ -157,7 +161,6 @@ def test_setting_subcommands_show_set_and_save_the_value(tmp_path: Path) -> None
         ("info", "[prune] model: default"),
         ("info", "[prune] strategy: mask"),
         ("warning", "[prune] /pruner strategy: expected mask, summarize or auto, got 'bogus'"),
-        ("info", "[prune] pruning is off; stored results show raw again"),
     ]
     saved = json.loads((world.agent / "settings.json").read_text())
     assert saved == {
@@ -167,7 +170,6 @@ def test_setting_subcommands_show_set_and_save_the_value(tmp_path: Path) -> None
             "protectedTools": ["web_fetch", "bash"],
             "protectedPaths": [],
             "summarizerModel": "default",
-            "enabled": False,
         }
     }
 
@@ -200,13 +202,82 @@ def test_a_setting_applies_to_the_session_at_once(tmp_path: Path) -> None:
         assert tool_texts(server, 2) == tool_texts(server, 1)
 
 
-def test_pruner_off_is_saved_and_a_new_process_starts_off(tmp_path: Path) -> None:
+def test_pruner_off_holds_for_this_process_and_leaves_the_settings_file_alone(
+    tmp_path: Path,
+) -> None:
     world = make_world(tmp_path)
-    with FakeServer({"turns": []}) as server:
-        world.run(server, "/pruner off")
+    settings = world.agent / "settings.json"
+    before = settings.read_text()
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "again", "/pruner off", "once more", "/pruner status")
+        assert tool_texts(server, 3) == tool_texts(server, 1)  # off: raw again at once
+    notices = [text for _, text in world.ui.notices]
+    assert (
+        "[prune] pruning is off for this session; stored results show raw again "
+        "(`/pruner off --save` keeps it off)"
+    ) in notices
+    assert notices[-1].startswith("[prune] pruner: off (set by /pruner)")
+    assert settings.read_text() == before
     with FakeServer({"turns": []}) as server:
         world.run(server, "/pruner status")
-    assert world.ui.notices[-1][1].startswith("[prune] pruner: off (settings)")
+    assert world.ui.notices[-1][1].startswith("[prune] pruner: on (settings)")
+
+
+def test_pruner_off_save_writes_the_users_settings_file_and_names_it(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    settings = world.agent / "settings.json"
+    with FakeServer({"turns": []}) as server:
+        world.run(server, "/pruner off --save")
+    assert world.ui.notices[-1] == (
+        "info",
+        f"[prune] pruning is off; saved in {settings}; stored results show raw again",
+    )
+    assert json.loads(settings.read_text()) == {"prune": {"strategy": "mask", "enabled": False}}
+    with FakeServer({"turns": []}) as server:
+        world.run(server, "/pruner status", "/pruner on --save", "/pruner on now")
+    notices = world.ui.notices[-3:]
+    assert notices[0][1].startswith("[prune] pruner: off (settings)")
+    assert notices[1] == ("info", f"[prune] pruning is on; saved in {settings}")
+    assert notices[2] == ("warning", "[prune] /pruner on: expected nothing or --save, got 'now'")
+    assert json.loads(settings.read_text()) == {"prune": {"strategy": "mask", "enabled": True}}
+
+
+def test_status_tree_and_pith_context_agree_on_what_is_masked(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    script = {"turns": [FIRST_TASK, {"text": "read them"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        world.run(server, "read", "again", "/pruner status", "/pruner tree")
+        sent = tool_texts(server, 2)
+    assert [i for i, text in sent.items() if text.startswith("[pruned")] == ["call_0_1", "call_0_3"]
+    here = [text for _, text in world.ui.notices[-2:]]
+    [path] = (tmp_path / "sessions").glob("*.jsonl")
+    with FakeServer({"turns": []}) as server:
+        # A fresh process resuming the session: nothing was requested in it yet.
+        world.run(server, "/pruner status", "/pruner tree", store=SessionStore.open(path))
+        fresh = [text for _, text in world.ui.notices[-2:]]
+        context = subprocess.run(
+            [sys.executable, "-m", "pith", "context", "--json", "--session", str(path)],
+            cwd=world.work,
+            env=subprocess_env(world.agent),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert context.returncode == 0, context.stderr
+    pruned = json.loads(context.stdout)["pruned"]
+    assert [item["ref"] for item in pruned["results"]] == ["t1", "t2"]
+    for status, tree in (here, fresh):
+        now = next(line for line in status.splitlines() if line.startswith("context now:"))
+        assert now == (
+            f"context now: 2 results replaced by stubs in 1 batch, "
+            f"~{pruned['tokensSaved']} tokens saved"
+        )
+        assert tree == (
+            "[prune] batch 1 (2 calls)\n"
+            '  t1  read(path="app.py")  6.6KB  masked\n'
+            '  t2  read(path="lib.py")  6.6KB  masked'
+        )
 
 
 def test_pruner_tree_lists_the_indexed_calls(tmp_path: Path) -> None:

@@ -33,6 +33,12 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import (
+    DynamicKeyBindings,
+    KeyBindings,
+    KeyBindingsBase,
+    merge_key_bindings,
+)
 from prompt_toolkit.layout import (
     ConditionalContainer,
     FormattedTextControl,
@@ -60,13 +66,15 @@ from pith.app.interactive._footer import (
     session_cost,
 )
 from pith.app.interactive._format import Painter
-from pith.app.interactive._keys import key_bindings
+from pith.app.interactive._keys import key_bindings, reserved_sequences, shortcut_bindings
+from pith.app.interactive._shortcuts import plan_shortcuts
 from pith.app.interactive._transcript import Transcript, message_text
 from pith.errors import InputError
 
 if TYPE_CHECKING:
     from pith.app._session import AgentSession
     from pith.app.interactive._commands import InteractiveCommand
+    from pith.extensions import Shortcut
 
 __all__ = ["InteractiveApp"]
 
@@ -133,6 +141,10 @@ class InteractiveApp:
             tempfile_suffix=".md",  # Ctrl+G: the external editor sees Markdown
         )
         self.answer = Buffer(multiline=False)
+        self._shortcuts: tuple[Shortcut, ...] = ()
+        """The extensions' shortcuts `_shortcut_keys` was made for."""
+        self._shortcut_keys: KeyBindingsBase = KeyBindings()
+        self._shortcut_warnings: set[str] = set()
         self.app: Application[int] = self._build()
 
     # --- layout -----------------------------------------------------------------------------
@@ -200,9 +212,15 @@ class InteractiveApp:
         )
         layout = Layout(body, focused_element=editor)
         self._editor_window, self._answer_window = editor, answer
+        self._editing = ~asking
         app: Application[int] = Application(
             layout=layout,
-            key_bindings=key_bindings(self, asking, typing_answer),
+            key_bindings=merge_key_bindings(
+                [
+                    key_bindings(self, asking, typing_answer),
+                    DynamicKeyBindings(self.extension_keys),
+                ]
+            ),
             style=_STYLE,
             full_screen=False,
             mouse_support=False,
@@ -486,6 +504,27 @@ class InteractiveApp:
                 self.editor.cursor_position = len(editor_text)
         self.refresh_footer()
 
+    def extension_keys(self) -> KeyBindingsBase:
+        """The extensions' shortcuts as key bindings, made again when the shortcuts change
+        (an extension may register one later); each warning about one is shown once."""
+        shortcuts = tuple(self.session.extensions.shortcuts)
+        same = len(shortcuts) == len(self._shortcuts) and all(
+            a is b for a, b in zip(shortcuts, self._shortcuts, strict=True)
+        )
+        if not same:
+            plan = plan_shortcuts(shortcuts, reserved_sequences())
+            for warning in plan.warnings:
+                if warning not in self._shortcut_warnings:
+                    self._shortcut_warnings.add(warning)
+                    self.transcript.notice(warning, "warning")
+            self._shortcuts = shortcuts
+            self._shortcut_keys = shortcut_bindings(self, plan.bound, self._editing)
+        return self._shortcut_keys
+
+    def run_shortcut(self, shortcut: Shortcut) -> None:
+        """An extension's shortcut was pressed: its handler runs beside any run."""
+        self._spawn(self.session.extensions.run_shortcut(shortcut))
+
     def run_command(self, name: str, arguments: str = "") -> None:
         """Run one of the interactive commands as if typed (a key's shortcut for it)."""
         command = self.commands[name]
@@ -598,6 +637,7 @@ class InteractiveApp:
             "Ctrl+D quits"
         )
         self.print(self.painter.render(lines))
+        self.extension_keys()  # what is wrong with a shortcut is said at start
         messages = self.session.messages
         if messages:
             self.replay(messages)

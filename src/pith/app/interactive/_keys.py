@@ -1,18 +1,87 @@
 """The interactive mode's keys (docs/interactive.md, "Keys"): what each does depends on
-whether a question is on screen (`asking`) and whether it wants typed text."""
+whether a question is on screen (`asking`) and whether it wants typed text. Extensions'
+shortcuts are bound beside them (`shortcut_bindings`), never over a key of `RESERVED_KEYS`."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from pith.app.interactive._shortcuts import KeySequence, parse_key
+from pith.extensions import Shortcut
 
 if TYPE_CHECKING:
     from pith.app.interactive._app import InteractiveApp
 
-__all__ = ["key_bindings"]
+__all__ = ["RESERVED_KEYS", "key_bindings", "reserved_sequences", "shortcut_bindings"]
+
+RESERVED_KEYS: dict[str, str] = {
+    # pith's keys (the table in docs/interactive.md)
+    "enter": "sending the message",
+    "alt+enter": "queueing a follow-up",
+    "ctrl+j": "a new line",
+    "up": "moving up or to earlier messages",
+    "down": "moving down or to later messages",
+    "pageup": "moving in a list",
+    "pagedown": "moving in a list",
+    "tab": "completing",
+    "escape": "stopping the run",
+    "ctrl+g": "writing the message in your editor",
+    "shift+tab": "the next thinking level",
+    "ctrl+p": "the next model",
+    "ctrl+l": "choosing the model",
+    "ctrl+o": "showing the last tool output",
+    "ctrl+t": "showing or hiding thinking",
+    "ctrl+c": "clearing the editor and quitting",
+    "ctrl+d": "quitting",
+    "ctrl+z": "going back to the shell",
+    # the editor's line editing
+    "left": "moving the cursor",
+    "right": "moving the cursor",
+    "home": "going to the start of the line",
+    "end": "going to the end of the line",
+    "backspace": "deleting a character",
+    "delete": "deleting a character",
+    "ctrl+a": "going to the start of the line",
+    "ctrl+e": "going to the end of the line",
+    "ctrl+b": "moving the cursor",
+    "ctrl+f": "moving the cursor",
+    "alt+b": "moving a word back",
+    "alt+f": "moving a word on",
+    "ctrl+left": "moving a word back",
+    "ctrl+right": "moving a word on",
+    "ctrl+k": "deleting to the end of the line",
+    "ctrl+u": "deleting to the start of the line",
+    "ctrl+w": "deleting the word before the cursor",
+    "alt+d": "deleting the next word",
+    "alt+backspace": "deleting the word before the cursor",
+    "ctrl+y": "pasting what was deleted",
+}
+"""Keys no extension shortcut takes, and what each does (for the warning)."""
+
+
+def reserved_sequences() -> dict[KeySequence, str]:
+    """`RESERVED_KEYS` by key sequence (`ctrl+m` and `enter` are the same key)."""
+    return {parse_key(name): what for name, what in RESERVED_KEYS.items()}
+
+
+def shortcut_bindings(
+    app: InteractiveApp, bound: Sequence[tuple[KeySequence, Shortcut]], editing: Filter
+) -> KeyBindings:
+    """Each shortcut on its keys, while no question is on screen: the extension's handler
+    runs beside whatever is going on (a run keeps running)."""
+    keys = KeyBindings()
+    for sequence, shortcut in bound:
+
+        @keys.add(*sequence, filter=editing)
+        def _(event: KeyPressEvent, shortcut: Shortcut = shortcut) -> None:
+            app.run_shortcut(shortcut)
+
+    return keys
 
 
 def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Condition) -> KeyBindings:

@@ -2,20 +2,26 @@
 
 Reading a setting subcommand's value is pure (`parse_setting`): the settings key and its JSON
 value, or a one-line error naming the expected form. Applying it (for the session, and saved
-to the user's settings.json under `prune`) is the extension's `Pruner.apply_setting`.
+to the user's settings.json under `prune`) is `apply_setting`. `/pruner on` and `off` are a
+switch for this process only; with `--save` they are saved like the settings.
+
+`/pruner status` and `/pruner tree` describe the context as the next request would send it
+(`Pruner.view`, the same rendering the `context` hook and `pith context` use), not what this
+process happened to send last: a resumed session shows its stubs before its first request.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pith.errors import PithError
 from pith.ext.prune._config import ALWAYS_PROTECTED, BATCHING_MODES, THINKING, PruneConfig
 from pith.ext.prune._settings_file import save_prune_setting
 from pith.ext.prune._settings_menu import settings_menu
-from pith.ext.prune._stats import format_stats
+from pith.ext.prune._stats import format_stats, masked_batches
 from pith.ext.prune._tree import format_tree
 from pith.extensions import ExtensionContext
 
@@ -31,12 +37,14 @@ __all__ = [
     "parse_setting",
     "run_command",
     "status_text",
+    "switch",
 ]
 
 HELP = """/pruner — the context pruner (strategy summarize, or mask)
-  /pruner status                     what is indexed, what the last request masked, protection
+  /pruner status                     what is indexed, what the context masks now, protection
   /pruner stats                      summarizer tokens and cost, summaries, tokens saved
-  /pruner on | off                   prune or not (saved: "prune": {"enabled": ...})
+  /pruner on | off [--save]          prune or not, for this session only (until pith exits);
+                                     --save also saves it: "prune": {"enabled": ...}
   /pruner strategy [mask|summarize|auto]
   /pruner model [provider/id[:thinking]|default]  the summarizer model (and its thinking)
   /pruner protected-tools [names|none]       comma- or space-separated
@@ -52,8 +60,8 @@ HELP = """/pruner — the context pruner (strategy summarize, or mask)
   /pruner compact                    compress every closed chain now (the window is ignored)
   /pruner help                       this text
 Without a value a setting subcommand shows it; with one it sets it for this session and saves
-it in settings.json. Pruned results read [pruned tN: …] or [summarized tN: …]; the model gets
-them back with context_tree_query."""
+it in settings.json (on and off save only with --save). Pruned results read [pruned tN: …]
+or [summarized tN: …]; the model gets them back with context_tree_query."""
 
 
 @dataclass(frozen=True)
@@ -162,25 +170,55 @@ def complete(prefix: str) -> list[str]:
     name, space, rest = prefix.partition(" ")
     if not space:
         return [word for word in SUBCOMMANDS if word.startswith(prefix)]
+    if name in ("on", "off"):
+        return [f"{name} --save"] if "--save".startswith(rest.strip()) else []
     setting = SETTINGS.get(name)
     if setting is None:
         return []
     return [f"{name} {value}" for value in setting.values if value.startswith(rest.strip())]
 
 
-def apply_setting(pruner: Pruner, key: str, value: object, ctx: ExtensionContext) -> None:
-    """Set `prune.<key>` for this process and save it in the user's settings.json (a failed
-    save is a warning: the value still applies to this session)."""
+def apply_setting(
+    pruner: Pruner, key: str, value: object, ctx: ExtensionContext, *, save: bool = True
+) -> Path | None:
+    """Set `prune.<key>` for this process and, with `save`, in the user's settings.json; the
+    file saved to, or None (a failed save is a warning: the value still applies to this
+    session)."""
     pruner.overrides[key] = value
     pruner.configure(ctx)
+    if not save:
+        return None
     agent_dir = pruner.api.agent_dir
     if agent_dir is None:
         ctx.ui.notify("no agent directory: the setting applies to this session only", "warning")
-        return
+        return None
+    path = agent_dir / "settings.json"
     try:
-        save_prune_setting(agent_dir / "settings.json", key, value)
+        save_prune_setting(path, key, value)
     except PithError as error:
         ctx.ui.notify(f"{error}; the setting applies to this session only", "warning")
+        return None
+    return path
+
+
+def switch(pruner: Pruner, word: str, rest: str, ctx: ExtensionContext) -> None:
+    """`/pruner on|off [--save]`: for this process; `--save` also writes settings.json."""
+    option = rest.strip()
+    if option not in ("", "--save"):
+        ctx.ui.notify(f"/pruner {word}: expected nothing or --save, got {option!r}", "warning")
+        return
+    on = word == "on"
+    saved = apply_setting(pruner, "enabled", on, ctx, save=bool(option))
+    pruner.show_saved(ctx)
+    raw = "" if on else "; stored results show raw again"
+    if saved is not None:
+        ctx.ui.notify(f"pruning is {word}; saved in {saved}{raw}")
+    elif not option:
+        ctx.ui.notify(
+            f"pruning is {word} for this session{raw} (`/pruner {word} --save` keeps it {word})"
+        )
+    else:
+        ctx.ui.notify(f"pruning is {word} for this session{raw}")
 
 
 async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
@@ -188,10 +226,7 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
     word, _, rest = args.strip().partition(" ")
     word = word or "status"
     if word in ("on", "off"):
-        apply_setting(pruner, "enabled", word == "on", ctx)
-        pruner.show_saved(ctx)
-        shown = "on" if word == "on" else "off; stored results show raw again"
-        ctx.ui.notify(f"pruning is {shown}")
+        switch(pruner, word, rest, ctx)
     elif word == "model" and _with_thinking(rest) is not None:
         model, level = _with_thinking(rest) or ("", "")
         parsed = parse_setting("model", model)
@@ -212,11 +247,12 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
         apply_setting(pruner, *parsed, ctx)
         ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.config)}")
     elif word == "status":
-        ctx.ui.notify(status_text(pruner))
+        ctx.ui.notify(status_text(pruner, ctx))
     elif word == "stats":
         ctx.ui.notify(format_stats(pruner.stats))
     elif word == "tree":
-        ctx.ui.notify(format_tree(pruner.index, pruner.config, ctx.cwd, set(pruner.last.stubbed)))
+        stubbed = set(pruner.view(ctx).stubbed)
+        ctx.ui.notify(format_tree(pruner.index, pruner.config, ctx.cwd, stubbed))
     elif word == "now":
         batches, calls = pruner.capture_pending(ctx)
         pruner.flush(ctx)
@@ -285,9 +321,11 @@ def _chain_status(pruner: Pruner) -> str:
     )
 
 
-def status_text(pruner: Pruner) -> str:
+def status_text(pruner: Pruner, ctx: ExtensionContext) -> str:
     """The `/pruner status` text."""
     config, index = pruner.config, pruner.index
+    now = pruner.view(ctx)
+    batches = masked_batches(index, now.stubbed)
     state = "on" if pruner.active else "off"
     source = "set by /pruner" if "enabled" in pruner.overrides else "settings"
     lines = [
@@ -295,8 +333,8 @@ def status_text(pruner: Pruner) -> str:
         f"indexed: {len(index.records)} results, {len(index.aliases)} identical re-reads",
         f"frontier: {index.frontier or 'none'}"
         + (f" ({len(pruner.pending)} entries not written yet)" if pruner.pending else ""),
-        f"last request: {pruner.last.masked} results masked, "
-        f"~{pruner.last.tokens_saved} tokens saved",
+        f"context now: {now.masked} results replaced by stubs in {batches} "
+        f"{'batch' if batches == 1 else 'batches'}, ~{now.tokens_saved} tokens saved",
         "protected paths: "
         + ", ".join((*config.protected_paths, *ALWAYS_PROTECTED, *pruner.context_files)),
         "protected tools: " + (", ".join(config.protected_tools) or "none"),

@@ -407,14 +407,29 @@ class Pruner:
 
     # --- render --------------------------------------------------------------------------------
 
+    def render(
+        self, messages: list[AgentMessage], ctx: ExtensionContext
+    ) -> tuple[list[AgentMessage], RenderStats]:
+        """`messages` with the stubs the pruner's state calls for now (`_render.render`)."""
+        strategy = self.strategy(ctx)
+        return render(messages, self.index, self.config, ctx.cwd, strategy, self.budget_cut)
+
+    def view(self, ctx: ExtensionContext) -> RenderStats:
+        """What the context masks now: the session's messages rendered as the next request
+        would render them (what `/pruner status` and `/pruner tree` show, and what `pith
+        context` sends through the `context` hook). Computed from the session and the index,
+        which is rebuilt from the session's entries, so a resumed session shows its stubs
+        before its first request. Nothing when pruning is off."""
+        store = ctx.session
+        if not self.active or store is None:
+            return RenderStats()
+        return self.render(list(store.projection().messages), ctx)[1]
+
     def on_context(self, event: ContextEvent, ctx: ExtensionContext) -> ContextResult | None:
         if not self.active:
             return None
         self.seen = event.messages
-        strategy = self.strategy(ctx)
-        messages, stats = render(
-            event.messages, self.index, self.config, ctx.cwd, strategy, self.budget_cut
-        )
+        messages, stats = self.render(event.messages, ctx)
         self.last = stats
         if messages is not event.messages:
             self.flush(ctx)

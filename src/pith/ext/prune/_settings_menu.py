@@ -143,7 +143,8 @@ def settings_text(config: PruneConfig) -> str:
     return "\n".join(f"{row.name}: {row.show(config)}" for row in menu_rows())
 
 
-Apply = Callable[[str, object], None]
+Apply = Callable[[str, object], object]
+"""Sets and saves one `prune` key (what it returns is ignored)."""
 
 
 async def settings_menu(pruner: Pruner, ctx: ExtensionContext, apply: Apply) -> None:
