@@ -128,6 +128,24 @@ def test_json_mode_streams_every_event_in_pis_shapes(tmp_path: Path, work: Path)
     assert final["stopReason"] == "stop"
 
 
+@pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
+def test_json_mode_ends_the_thinking_block_before_the_text_starts(
+    tmp_path: Path, work: Path, api: str
+) -> None:
+    script = {"turns": [{"thinking": "Let me think it over.", "text": "The answer is 4."}]}
+    with FakeServer(script) as server:
+        agent = setup_agent_dir(tmp_path, server, api=api)
+        result = run_pith(tmp_path, agent, "--mode", "json", "2+2?")
+    assert result.returncode == 0, result.stderr
+    kinds = [
+        event["assistantMessageEvent"]["type"]
+        for event in map(json.loads, result.stdout.splitlines())
+        if event["type"] == "message_update"
+    ]
+    blocks = [kind for kind in kinds if kind.endswith(("_start", "_end"))]
+    assert blocks == ["thinking_start", "thinking_end", "text_start", "text_end"], kinds
+
+
 def test_a_rate_limit_is_retried_and_then_succeeds(tmp_path: Path, work: Path) -> None:
     script = {
         "turns": [

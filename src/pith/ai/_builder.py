@@ -65,9 +65,18 @@ class MessageBuilder:
     def _index(self, block: object) -> int:
         return next(i for i, item in enumerate(self.message.content) if item is block)
 
+    def _close(self, block: TextContent | ThinkingContent | None) -> list[StreamEvent]:
+        """End `block` when it is open: a new kind of block starting ends the one before, so
+        the events of one block never interleave with another's (thinking ends before the
+        reply's text starts)."""
+        if block is None:
+            return []
+        return self.end_block(self._index(block))
+
     def text(self, delta: str) -> list[StreamEvent]:
         events: list[StreamEvent] = []
         if self._text is None:
+            events += self._close(self._thinking)
             self._text = TextContent(text="")
             self.message.content.append(self._text)
             index = len(self.message.content) - 1
@@ -80,6 +89,7 @@ class MessageBuilder:
     def thinking(self, delta: str, signature: str | None = None) -> list[StreamEvent]:
         events: list[StreamEvent] = []
         if self._thinking is None:
+            events += self._close(self._text)
             self._thinking = ThinkingContent(thinking="")
             if signature is not None:
                 self._thinking.thinking_signature = signature
