@@ -50,12 +50,7 @@ def run(argv: list[str]) -> int:
         if path is None:
             raise InputError(f"export: no session in {directory} yet; {_HINT}")
     else:
-        try:
-            path = resolve_session_arg(options.session, directory, home)
-        except InputError as error:
-            # The resolver words its message for --session; say it for this command.
-            message = str(error).removeprefix("--session ")
-            raise InputError(f"export {message}") from None
+        path = resolve_session_arg(options.session, directory, home, option="export")
     try:
         result = export_session_file(path, options.output, cwd=cwd)
     except SessionFileError as error:
