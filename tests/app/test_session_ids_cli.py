@@ -130,3 +130,25 @@ def test_an_ambiguous_id_lists_the_candidates_under_the_option_used(tmp_path: Pa
         missing = pith(work, env, "-p", "--model", "fake/m", "--fork", "nothing-like-it", "x")
         assert missing.returncode == 2
         assert missing.stderr.startswith("pith: --fork nothing-like-it: no session")
+
+
+def test_sessions_and_export_look_where_the_session_dir_setting_keeps_them(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    env = subprocess_env(tmp_path / "agent")
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        configure_agent_dir(tmp_path / "agent", server)
+        settings = {"sessionDir": str(tmp_path / "kept")}
+        (tmp_path / "agent" / "settings.json").write_text(json.dumps(settings))
+        made = pith(work, env, "-p", "--model", "fake/m", "kept elsewhere")
+        assert made.returncode == 0, made.stderr
+    assert len(list((tmp_path / "kept").glob("*.jsonl"))) == 1
+    ids = listed(work, env)
+    assert list(ids) == ["kept elsewhere"]
+    page = tmp_path / "page.html"
+    export = pith(work, env, "export", ids["kept elsewhere"], "-o", str(page))
+    assert export.returncode == 0, export.stderr
+    latest = pith(work, env, "export", "-o", str(tmp_path / "latest.html"))
+    assert latest.returncode == 0, latest.stderr

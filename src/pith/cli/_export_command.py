@@ -39,12 +39,14 @@ def run(argv: list[str]) -> int:
 
     from pith.app._export import export_session_file
     from pith.app._stores import session_dir_for
+    from pith.cli._startup import configured_session_dir
     from pith.resources import agent_dir
     from pith.session import SessionFileError, find_latest_session, resolve_session_arg
 
     cwd = os.getcwd()
     home = agent_dir()
-    directory = session_dir_for(cwd, home, options.session_dir)
+    configured = None if options.session_dir else configured_session_dir(cwd, home)
+    directory = session_dir_for(cwd, home, options.session_dir, configured)
     if options.session is None:
         path = find_latest_session(directory, cwd)
         if path is None:
