@@ -88,7 +88,9 @@ _STUB_REF = re.compile(r'context_tree_query\(\["([^"]+)"\]\)')
 
 @dataclass
 class ContextReport:
-    model: Model
+    model: Model | None
+    """The model the request would go to; None when no model is configured (then there is no
+    window to compare with)."""
     session: SessionStore
     context: Context
     system_tokens: int
@@ -108,6 +110,10 @@ class ContextReport:
     """Above this many context tokens pith compacts on its own (None: it never does)."""
     pruned: list[PrunedLine] = field(default_factory=list)
     """Tool results the context hooks replaced, in message order."""
+    fresh: bool = False
+    """No session yet: this is the first request a new session would send."""
+    no_model_hint: str = ""
+    """How to configure a model, said when `model` is None."""
 
     @property
     def tokens_saved(self) -> int:
@@ -159,7 +165,7 @@ def _summary(message: Message) -> str:
 
 
 def build_report(
-    model: Model,
+    model: Model | None,
     session: SessionStore,
     context: Context,
     source: str | None = None,
@@ -167,9 +173,12 @@ def build_report(
     templates: Sequence[str] = (),
     rules: ResolvedCompactionSettings | None = None,
     history: Sequence[AgentMessage] | None = None,
+    *,
+    fresh: bool = False,
+    no_model_hint: str = "",
 ) -> ContextReport:
     """The report on `context`; `history` is the agent's messages before the context hooks
-    ran, to list the tool results they replaced."""
+    ran, to list the tool results they replaced. `fresh`: `session` is a new one, not saved."""
     tool_tokens = {
         tool.name: estimate_text_tokens(
             json.dumps(
@@ -190,6 +199,8 @@ def build_report(
             for part in sections
         ],
         templates=list(templates),
+        fresh=fresh,
+        no_model_hint=no_model_hint,
     )
     for index, message in enumerate(context.messages, start=1):
         report.messages.append(
@@ -203,7 +214,7 @@ def build_report(
         report.compaction = CompactionLine(
             latest, estimate_text_tokens(latest.summary), _kept_from(branch, latest, context)
         )
-    if rules is not None and rules.enabled and model.context_window > 0:
+    if rules is not None and rules.enabled and model is not None and model.context_window > 0:
         report.threshold = model.context_window - rules.reserve_tokens
     if history is not None:
         report.pruned = replaced_results(history, context.messages)
@@ -274,12 +285,8 @@ def _kept_from(
 def render_report(report: ContextReport) -> str:
     """The report as text for a terminal."""
     session = report.session
-    where = report.source or (
-        str(session.path) if session.path is not None and session.persisted else "(not saved yet)"
-    )
     lines = [
-        f"Next request for {report.model.key} (window {report.model.context_window:,} tokens)",
-        f"Session {session.id} {where}",
+        *_heading(report),
         "",
         f"{'system prompt':<48} ~{report.system_tokens:>8,} tokens",
         *_section_lines(report.sections),
@@ -291,14 +298,38 @@ def render_report(report: ContextReport) -> str:
         lines.append(f"  {line.index:>4}. {line.role:<10} {line.summary:<60.60} ~{line.tokens:>7,}")
     if report.templates:
         lines.append(f"prompt templates ({len(report.templates)}): {', '.join(report.templates)}")
-    window = report.model.context_window
+    window = report.model.context_window if report.model is not None else 0
     share = f" ({report.total / window:.1%} of the window)" if window else ""
     lines += ["", f"total ~{report.total:,} tokens{share}"]
     lines += _pruned_lines(report)
-    lines += _compaction_lines(report)
+    if report.model is not None:  # the threshold follows from the model's window
+        lines += _compaction_lines(report)
     if session.warnings:
         lines += ["", *(f"warning: {warning}" for warning in session.warnings)]
     return "\n".join(lines)
+
+
+def _heading(report: ContextReport) -> list[str]:
+    """Which model the request is for, and which session it comes from."""
+    model, session = report.model, report.session
+    if model is not None:
+        heading = [f"Next request for {model.key} (window {model.context_window:,} tokens)"]
+    else:
+        what = "Next request of a new session here" if report.fresh else "Next request"
+        heading = [
+            f"{what}; no model configured, so no window to compare with",
+            f"  to set one: {report.no_model_hint}",
+        ]
+    if report.fresh:
+        where = f"No session here yet: the first request of a new session in {session.cwd}"
+    else:
+        saved = report.source or (
+            str(session.path)
+            if session.path is not None and session.persisted
+            else "(not saved yet)"
+        )
+        where = f"Session {session.id} {saved}"
+    return [*heading, where]
 
 
 def _pruned_lines(report: ContextReport) -> list[str]:
@@ -355,11 +386,12 @@ def report_to_json(report: ContextReport) -> dict[str, object]:
     """Everything, for tools and scripts: texts, schemas, messages and estimates."""
     context = report.context
     return {
-        "model": report.model.key,
-        "contextWindow": report.model.context_window,
+        "model": report.model.key if report.model is not None else None,
+        "contextWindow": report.model.context_window if report.model is not None else None,
         "session": {
-            "id": report.session.id,
+            "id": None if report.fresh else report.session.id,
             "path": str(report.session.path) if report.session.path else None,
+            "new": report.fresh,
         },
         "systemPrompt": {
             "text": context.system_prompt,

@@ -14,6 +14,7 @@ from pith.session import (
     find_latest_session,
     list_sessions,
     resolve_session_arg,
+    short_ids,
 )
 from pith.session._discovery import SessionInfo, format_time
 
@@ -48,12 +49,16 @@ def session_dir_for(
 
 
 def format_session_list(sessions: list[SessionInfo]) -> str:
+    """One row per session; each id as much of it as tells it from the others listed, which
+    `--session`, `--fork` and `pith export` take back."""
+    ids = short_ids([info.id for info in sessions])
+    width = max((len(shown) for shown in ids), default=0)
     lines = []
-    for index, info in enumerate(sessions, start=1):
+    for index, (info, shown) in enumerate(zip(sessions, ids, strict=True), start=1):
         title = info.name or info.first_message
         lines.append(
             f"{index:>3}. {format_time(info.modified)}  {info.entries:>5} entries  "
-            f"{info.id[:8]}  {title[:70]}"
+            f"{shown:<{width}}  {title[:70]}"
         )
     return "\n".join(lines)
 
@@ -100,7 +105,7 @@ def _open(choice: SessionChoice, cwd: str, agent_dir: Path, directory: Path) -> 
     if choice.no_session:
         return SessionStore.create(cwd, None, session_id=choice.session_id)
     if choice.fork is not None:
-        source_path = resolve_session_arg(choice.fork, directory, agent_dir)
+        source_path = resolve_session_arg(choice.fork, directory, agent_dir, option="--fork")
         with SessionStore.open(source_path, lock=False) as source:
             return source.fork(None, directory)
     if choice.session is not None:

@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
+from pith.cli._model_choice import choose_model, no_model_hint
 from pith.cli._startup import (
     add_extension_options,
     add_resource_options,
@@ -27,13 +28,6 @@ if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pith.session import SessionStore
 
 __all__ = ["parser", "run"]
-
-_PREFERRED = (
-    "anthropic/claude-sonnet-4-5",
-    "openai/gpt-5",
-    "openai/gpt-4.1",
-    "openrouter/anthropic/claude-sonnet-4.5",
-)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -120,11 +114,13 @@ async def _main(argv: list[str]) -> int:
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
     interactive = _is_interactive(options.print, options.mode)
     values = settings.values
-    choice = _choose_model(
+    choice = choose_model(
         registry,
         options.model or (None if options.provider else values.default_model),
         options.provider or (None if options.model else values.default_provider),
     )
+    if choice is None:
+        raise InputError(f"no model configured: {no_model_hint(home)}")
     model = choice.model
     if registry.api_key(model, options.api_key) is None and _needs_key(registry, model):
         raise InputError(_missing_key_message(registry, model))
@@ -298,40 +294,6 @@ def _rpc_connection(
     from pith.app import RpcConnection
 
     return RpcConnection.open()
-
-
-def _choose_model(
-    registry: ModelRegistry, pattern: str | None, provider: str | None
-) -> ModelChoice:
-    from pith.ai import ModelChoice
-
-    if pattern:
-        return registry.find(pattern, provider)
-    available = registry.available()
-    if provider is not None:
-        for model in available:
-            if model.provider == provider:
-                return ModelChoice(model, None)
-        for model in registry.models:
-            if model.provider == provider:
-                return ModelChoice(model, None)
-        _no_model(provider)
-    for key in _PREFERRED:
-        for model in available:
-            if model.key == key:
-                return ModelChoice(model, None)
-    if available:
-        return ModelChoice(available[0], None)
-    raise InputError(
-        "no model configured: pass --model provider/id and an API key (OPENAI_API_KEY, "
-        "ANTHROPIC_API_KEY, --api-key), or add a provider to models.json (see docs/providers.md)"
-    )
-
-
-def _no_model(provider: str) -> NoReturn:
-    raise InputError(
-        f"provider {provider!r} has no models; pass --model or add models to models.json"
-    )
 
 
 def _needs_key(registry: ModelRegistry, model: Model) -> bool:

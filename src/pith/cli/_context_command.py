@@ -6,16 +6,22 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 
+from pith.ai import Model
+from pith.cli._model_choice import choose_model, no_model_hint
 from pith.cli._startup import (
     add_extension_options,
     add_resource_options,
     add_trust_options,
     prepare_run,
 )
-from pith.errors import InputError
 
 __all__ = ["run"]
+
+_NO_MODEL = Model(id="none", provider="none", api="faux", context_window=0)
+"""Stands in for the model when none is configured: the request is built without one (its
+window is not compared with)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,7 +30,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Show what the next model request of a session would contain: the system prompt, "
             "the tools and their schemas, every message, with a token estimate for each and "
-            "the total against the model's window. Default: the latest session here."
+            "the total against the model's window. Default: the latest session here, or the "
+            "first request of a new session when there is none yet."
         ),
     )
     parser.add_argument("--session", help="a session file or id (default: the latest here)")
@@ -55,36 +62,45 @@ async def _run(argv: list[str]) -> int:
 
     parsed = await prepare_run(argv, _parser)
     options, home, cwd = parsed.options, parsed.agent_dir, parsed.cwd
-    directory = session_dir_for(cwd, home, options.session_dir, parsed.settings.values.session_dir)
+    values = parsed.settings.values
+    directory = session_dir_for(cwd, home, options.session_dir, values.session_dir)
     if options.session:
-        path = resolve_session_arg(options.session, directory, home)
+        path: Path | None = resolve_session_arg(options.session, directory, home)
     else:
-        latest = find_latest_session(directory, cwd)
-        if latest is None:
-            raise InputError(
-                f"no session in {directory} yet; run pith here first, or pass --session FILE"
-            )
-        path = latest
+        # No session here yet: show the first request a new session here would send.
+        path = find_latest_session(directory, cwd)
     registry = ModelRegistry.load(home)
-    with SessionStore.open(path, lock=False) as stored:
-        # Work on an in-memory copy: looking must never write to the session.
-        store = SessionStore(
-            stored.header, list(stored.entries), None, persisted=False, warnings=stored.warnings
-        )
+    if path is not None:
+        with SessionStore.open(path, lock=False) as stored:
+            # Work on an in-memory copy: looking must never write to the session.
+            store = SessionStore(
+                stored.header,
+                list(stored.entries),
+                None,
+                persisted=False,
+                warnings=stored.warnings,
+            )
+    else:
+        store = SessionStore.create(cwd, None)
     projection = store.projection()
     pattern = options.model or (
         f"{projection.model[0]}/{projection.model[1]}" if projection.model else None
     )
-    if pattern is None:
-        raise InputError("the session names no model yet; pass --model provider/id")
-    choice = registry.find(pattern)
+    # As a run picks its model: the session's, else the settings', else one with credentials.
+    choice = (
+        registry.find(pattern)
+        if pattern
+        else choose_model(registry, values.default_model, values.default_provider)
+    )
+    model = choice.model if choice is not None else _NO_MODEL
+    level = projection.thinking_level or (choice.thinking if choice is not None else None)
     runner, settings = parsed.runner, parsed.settings
     session = build_agent_session(
         cwd=store.cwd or cwd,
         store=store,
         registry=registry,
-        model=choice.model,
-        thinking=as_thinking_level(projection.thinking_level),
+        model=model,
+        thinking=as_thinking_level(level or values.default_thinking_level),
         options=SessionOptions(tools=options.tools, no_tools=options.no_tools),
         extensions=runner,
         settings=settings,
@@ -97,14 +113,16 @@ async def _run(argv: list[str]) -> int:
     finally:
         await session.shutdown()
     report = build_report(
-        choice.model,
+        choice.model if choice is not None else None,
         store,
         context,
-        str(path),
+        str(path) if path is not None else None,
         session.prompt_sections(),
         [f"/{template.name}" for template in session.resources.prompt_templates],
         compaction_rules(session),
         history,
+        fresh=path is None,
+        no_model_hint=no_model_hint(home),
     )
     if options.json:
         json.dump(report_to_json(report), sys.stdout, ensure_ascii=False)

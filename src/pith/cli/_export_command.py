@@ -39,23 +39,20 @@ def run(argv: list[str]) -> int:
 
     from pith.app._export import export_session_file
     from pith.app._stores import session_dir_for
+    from pith.cli._startup import configured_session_dir
     from pith.resources import agent_dir
     from pith.session import SessionFileError, find_latest_session, resolve_session_arg
 
     cwd = os.getcwd()
     home = agent_dir()
-    directory = session_dir_for(cwd, home, options.session_dir)
+    configured = None if options.session_dir else configured_session_dir(cwd, home)
+    directory = session_dir_for(cwd, home, options.session_dir, configured)
     if options.session is None:
         path = find_latest_session(directory, cwd)
         if path is None:
             raise InputError(f"export: no session in {directory} yet; {_HINT}")
     else:
-        try:
-            path = resolve_session_arg(options.session, directory, home)
-        except InputError as error:
-            # The resolver words its message for --session; say it for this command.
-            message = str(error).removeprefix("--session ")
-            raise InputError(f"export {message}") from None
+        path = resolve_session_arg(options.session, directory, home, option="export")
     try:
         result = export_session_file(path, options.output, cwd=cwd)
     except SessionFileError as error:

@@ -20,10 +20,13 @@ def run(argv: list[str]) -> int:
     options = parser.parse_args(argv)
 
     from pith.app._stores import format_session_list, session_dir_for
+    from pith.cli._startup import configured_session_dir
     from pith.resources import agent_dir
     from pith.session import list_sessions
 
-    directory = session_dir_for(os.getcwd(), agent_dir(), options.session_dir)
+    cwd, home = os.getcwd(), agent_dir()
+    configured = None if options.session_dir else configured_session_dir(cwd, home)
+    directory = session_dir_for(cwd, home, options.session_dir, configured)
     sessions = list_sessions(directory)
     if options.json:
         for info in sessions:

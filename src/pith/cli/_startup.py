@@ -33,6 +33,7 @@ __all__ = [
     "add_extension_options",
     "add_resource_options",
     "add_trust_options",
+    "configured_session_dir",
     "load_run_resources",
     "prepare_run",
 ]
@@ -258,3 +259,20 @@ async def load_run_resources(prepared: PreparedRun, options: argparse.Namespace)
     for diagnostic in resources.diagnostics:
         warn(f"{diagnostic.path}: {diagnostic.message}" if diagnostic.path else diagnostic.message)
     return resources
+
+
+def configured_session_dir(cwd: str, home: Path) -> str | None:
+    """The `sessionDir` setting as a run in `cwd` reads it, for the commands that only look at
+    sessions (`pith sessions`, `pith export`): the project's settings count when the project is
+    trusted already (nobody is asked, no extension loads)."""
+    import asyncio
+
+    from pith.resources import load_settings, resolve_project_trust
+
+    settings = load_settings(home)
+    trust = asyncio.run(
+        resolve_project_trust(cwd, home, default_trust=settings.default_project_trust)
+    )
+    if trust.trusted:
+        settings = settings.with_project(cwd)
+    return settings.values.session_dir

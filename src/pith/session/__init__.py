@@ -49,6 +49,7 @@ from pith.session._projection import (
     project,
 )
 from pith.session._session import SessionStore, TreeNode, session_file_name
+from pith.session._short_ids import short_ids
 
 __all__ = [
     "CURRENT_VERSION",
@@ -94,5 +95,6 @@ __all__ = [
     "read_header",
     "resolve_session_arg",
     "session_file_name",
+    "short_ids",
     "timestamp_millis",
 ]

@@ -23,6 +23,7 @@ from pith.regular_file import open_regular_file, read_regular_file
 from pith.session._codec import json_lines
 from pith.session._entries import timestamp_millis
 from pith.session._lines import line_blocks, reverse_lines
+from pith.session._short_ids import short_ids
 
 __all__ = [
     "SessionInfo",
@@ -234,27 +235,86 @@ def list_sessions(session_dir: Path) -> list[SessionInfo]:
     return infos
 
 
-def resolve_session_arg(value: str, session_dir: Path, agent_dir: Path) -> Path:
-    """`--session FILE|ID`: a path to a file, or an id (or id prefix) of a session on disk."""
+_PI_FILE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)$")
+"""`<timestamp>_<id>`: how pith and Pi name session files."""
+_MAX_CANDIDATES = 10
+
+
+def _stored_ids(directory: Path) -> list[tuple[str, Path]]:
+    """The id of every session file in `directory`: from its name when pith or Pi named it,
+    else from its header."""
+    try:
+        files = sorted(path for path in directory.iterdir() if path.suffix == ".jsonl")
+    except OSError:
+        return []
+    found = []
+    for path in files:
+        named = _PI_FILE_NAME.match(path.stem)
+        if named is not None:
+            found.append((named.group(1), path))
+            continue
+        header = read_header(path)
+        if header is not None:
+            found.append((str(header["id"]), path))
+    return found
+
+
+def resolve_session_arg(
+    value: str, session_dir: Path, agent_dir: Path, option: str = "--session"
+) -> Path:
+    """A session as a user names one (`--session`, `--fork`, `pith export` ...): a path to a
+    file, or an id or id prefix as `pith sessions` prints it.
+
+    Ids are looked up in the listed folder (`session_dir`) first, then in every other folder of
+    `<agent dir>/sessions`, so the prefix the listing printed picks its session even when a
+    session of another folder starts the same way. A whole id wins over longer ones it starts.
+    Errors begin with `option` and the value, as the user typed them."""
     candidate = Path(value).expanduser()
     if candidate.suffix == ".jsonl" or os.sep in value or candidate.exists():
         return candidate.resolve()
-    search = [session_dir, *sorted((agent_dir / "sessions").glob("*"))]
-    matches: list[Path] = []
-    for directory in search:
-        if not directory.is_dir():
-            continue
-        for path in directory.glob("*.jsonl"):
-            session_id = path.stem.split("_", 1)[-1]
-            if session_id == value or session_id.startswith(value):
-                matches.append(path)
-    unique = sorted(set(matches))
-    if len(unique) == 1:
-        return unique[0]
-    if not unique:
-        raise InputError(f"--session {value}: no session file or id matches; see `pith sessions`")
-    listed = ", ".join(path.name for path in unique[:5])
-    raise InputError(f"--session {value}: several sessions match ({listed}); give more of the id")
+    listed = session_dir.resolve()
+    others = [
+        pair
+        for directory in sorted((agent_dir / "sessions").glob("*"))
+        if directory.is_dir() and directory.resolve() != listed
+        for pair in _stored_ids(directory)
+    ]
+    groups = (_stored_ids(session_dir), others)
+    for whole in (True, False):
+        for group in groups:
+            matches = sorted(
+                {
+                    (session_id, path)
+                    for session_id, path in group
+                    if session_id == value or (not whole and session_id.startswith(value))
+                },
+                key=lambda pair: pair[1],
+            )
+            if len(matches) == 1:
+                return matches[0][1]
+            if matches:
+                raise InputError(_ambiguous(option, value, matches))
+    raise InputError(f"{option} {value}: no session file or id matches; see `pith sessions`")
+
+
+def _ambiguous(option: str, value: str, matches: list[tuple[str, Path]]) -> str:
+    """The error for a prefix several sessions start with: one line per candidate, with the
+    shortest id that picks it and its name or first request."""
+    shown = short_ids([session_id for session_id, _ in matches])
+    repeated = {text for text in shown if shown.count(text) > 1}
+    names = [
+        str(path) if text in repeated else text
+        for text, (_, path) in zip(shown, matches, strict=True)
+    ][:_MAX_CANDIDATES]
+    width = max(len(name) for name in names)
+    lines = [f"{option} {value}: {len(matches)} sessions match; give more of the id:"]
+    for name, (_, path) in zip(names, matches[: len(names)], strict=True):
+        info = _info(path)
+        title = (info.name or info.first_message) if info is not None else "(not readable)"
+        lines.append(f"  {name:<{width}}  {title[:70]}")
+    if len(matches) > _MAX_CANDIDATES:
+        lines.append(f"  ... and {len(matches) - _MAX_CANDIDATES} more")
+    return "\n".join(lines)
 
 
 def format_time(timestamp: float) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Final
 
 from pith.agent import QueueMode, ToolResult
@@ -49,7 +48,10 @@ from pith.app._rpc._views import (
     session_totals,
     tree_json,
 )
+from pith.app._stores import session_dir_for
 from pith.errors import InputError
+from pith.resources import agent_dir
+from pith.session import resolve_session_arg
 
 __all__ = ["HANDLERS", "IMMEDIATE", "SENT"]
 
@@ -371,7 +373,15 @@ async def new_session_command(ctx: RpcContext, command: Command) -> object:
 
 
 async def switch_session_command(ctx: RpcContext, command: Command) -> object:
-    path = Path(require_str(command, "sessionPath")).expanduser()
+    # A path, or an id as `pith sessions` prints it (looked up in this session's folder first).
+    store, home = ctx.session.store, agent_dir()
+    listed = (
+        store.path.parent
+        if store.path is not None
+        else session_dir_for(ctx.session.cwd, home, None)
+    )
+    value = require_str(command, "sessionPath")
+    path = resolve_session_arg(value, listed, home, option="switch_session sessionPath")
     if not path.is_file():
         raise InputError(f"switch_session: no session file at {path}")
     switched = await switch_session(ctx.session, path.resolve())
