@@ -53,6 +53,8 @@ class ProviderConfig:
     base_url: str
     api_key: str | None = None
     """A literal key, `$ENV` / `${ENV}`, or `!command` (see `resolve_value`)."""
+    api_key_origin: str = "models.json"
+    """Where `api_key` was written (`<file>: providers.<id>.apiKey`), for messages."""
     env_keys: tuple[str, ...] = ()
     headers: dict[str, str] = field(default_factory=dict)
     auth_header: bool = False
@@ -163,9 +165,12 @@ class ModelRegistry:
 
     def available(self) -> list[Model]:
         """Models whose provider has credentials (or needs none)."""
-        return [m for m in self.models if self.api_key(m) is not None or not self._needs_key(m)]
+        return [m for m in self.models if self.api_key(m) is not None or not self.needs_key(m)]
 
-    def _needs_key(self, model: Model) -> bool:
+    def needs_key(self, model: Model) -> bool:
+        """Whether requests to `model` cannot go without a key: true for the hosted providers
+        pith knows (OpenAI, Anthropic, OpenRouter, ...); a provider added in models.json, and
+        the local servers (Ollama, LM Studio), may run without one."""
         config = self.providers.get(model.provider)
         return config.needs_key if config else True
 
@@ -185,13 +190,28 @@ class ModelRegistry:
         if config is None:
             return None
         if config.api_key:
-            value = resolve_value(config.api_key, env)
-            if value:
-                return value
+            # What models.json names is the key, even when it resolves to nothing: the
+            # provider's usual variable may hold a key meant for another server.
+            return resolve_value(config.api_key, env)
         for name in config.env_keys:
             if env.get(name):
                 return env[name]
         return None
+
+    def unresolved_key(self, model: Model, environ: Mapping[str, str] | None = None) -> str | None:
+        """Why the `apiKey` models.json gives `model`'s provider yields no key (`<file>:
+        providers.<id>.apiKey: $NAME is not set`), or None when it yields one or there is none."""
+        env = os.environ if environ is None else environ
+        config = self.providers.get(model.provider)
+        if config is None or not config.api_key or resolve_value(config.api_key, env):
+            return None
+        spec = config.api_key
+        if spec.startswith("!"):
+            what = f"the command {spec[1:]!r} printed nothing"
+        else:
+            name = spec[2:-1] if spec.startswith("${") else spec[1:]
+            what = f"${name} is not set"
+        return f"{config.api_key_origin}: {what}"
 
     def request_headers(
         self, model: Model, environ: Mapping[str, str] | None = None
@@ -264,6 +284,7 @@ class ModelRegistry:
         key = _optional_str(raw, "apiKey", where)
         if key is not None:
             config.api_key = key
+            config.api_key_origin = f"{where}.apiKey"
         headers = raw.get("headers")
         if headers is not None:
             config.headers = _string_map(headers, f"{where}.headers")

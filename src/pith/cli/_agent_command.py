@@ -126,8 +126,12 @@ async def _main(argv: list[str]) -> int:
         options.provider or (None if options.model else values.default_provider),
     )
     model = choice.model
-    if registry.api_key(model, options.api_key) is None and _needs_key(registry, model):
-        raise InputError(_missing_key_message(registry, model))
+    if registry.api_key(model, options.api_key) is None:
+        unresolved = registry.unresolved_key(model)
+        if registry.needs_key(model):
+            raise InputError(_missing_key_message(registry, model, unresolved))
+        if unresolved is not None:
+            print(f"pith: warning: {_without_key(unresolved, model)}", file=sys.stderr)
     from pith.app._stores import SessionChoice, open_store
 
     if options.resume and interactive and not _combined_with_resume(options):
@@ -334,21 +338,40 @@ def _no_model(provider: str) -> NoReturn:
     )
 
 
-def _needs_key(registry: ModelRegistry, model: Model) -> bool:
-    config = registry.providers.get(model.provider)
-    return config.needs_key if config is not None else True
-
-
-def _missing_key_message(registry: ModelRegistry, model: Model) -> str:
+def _missing_key_message(registry: ModelRegistry, model: Model, unresolved: str | None) -> str:
+    if unresolved is not None:
+        return f"no API key for {model.key}: {unresolved}; set it, or pass --api-key"
     config = registry.providers.get(model.provider)
     names = ", ".join(config.env_keys) if config and config.env_keys else "an apiKey in models.json"
     return f"no API key for {model.key}: set {names}, or pass --api-key"
 
 
+def _without_key(unresolved: str, model: Model) -> str:
+    return (
+        f"{unresolved}; requests to {model.provider} go without a key (set it, or drop "
+        "apiKey if the server takes none)"
+    )
+
+
 def _list_models(registry: ModelRegistry) -> int:
+    """`* ` usable, `? ` usable but its key variable is unset (sent without a key), blank when
+    a key it needs is missing; one warning per provider whose apiKey does not resolve."""
     usable = {model.key for model in registry.available()}
+    unresolved: dict[str, str] = {}
+    for model in registry.models:
+        if model.provider not in unresolved and registry.api_key(model) is None:
+            reason = registry.unresolved_key(model)
+            if reason is not None:
+                unresolved[model.provider] = reason
+    for reason in unresolved.values():
+        print(f"pith: warning: {reason}", file=sys.stderr)
     for model in sorted(registry.models, key=lambda m: m.key):
-        mark = "*" if model.key in usable else " "
+        mark = " "
+        if model.key in usable:
+            mark = "?" if model.provider in unresolved else "*"
         print(f"{mark} {model.key:<45} ctx {model.context_window:>9,}  out {model.max_tokens:>7,}")
-    print("\n* = credentials found", file=sys.stderr)
+    legend = "\n* = credentials found (or none needed)"
+    if unresolved:
+        legend += "; ? = its apiKey variable is unset, requests go without a key"
+    print(legend, file=sys.stderr)
     return 0
