@@ -198,6 +198,15 @@ async def _run_in(
         or settings.values.default_thinking_level,
         "medium" if model.reasoning else "off",
     )
+    asked = options.thinking or choice.thinking
+    if asked is not None and asked != "off" and not model.reasoning:
+        # Only a level the user gave for this run: a default in settings applies to any model.
+        print(
+            f"pith: warning: thinking level {asked} ignored: {model.key} does not reason "
+            '(set "reasoning": true for it in models.json if it does)',
+            file=sys.stderr,
+        )
+        thinking = "off"
     from pith.app._factory import SessionOptions, build_agent_session
 
     session = build_agent_session(
