@@ -23,7 +23,7 @@ from pith.ai._models import (
     ThinkingLevel,
     builtin_models,
 )
-from pith.ai._wire import WireError, convert
+from pith.ai._wire import UNSET, WireError, convert
 from pith.errors import ConfigError, InputError
 
 __all__ = ["ModelChoice", "ModelRegistry", "ProviderConfig", "resolve_value"]
@@ -59,6 +59,8 @@ class ProviderConfig:
     headers: dict[str, str] = field(default_factory=dict)
     auth_header: bool = False
     needs_key: bool = True
+    compat: dict[str, object] = field(default_factory=dict)
+    """The built-in provider's `compat` defaults, under each of its models' own flags."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,12 @@ class ModelRegistry:
         """Built-in models, plus `agent_dir/models.json` when it exists."""
         providers = {
             info.id: ProviderConfig(
-                info.id, info.api, info.base_url, env_keys=info.env_keys, needs_key=info.needs_key
+                info.id,
+                info.api,
+                info.base_url,
+                env_keys=info.env_keys,
+                needs_key=info.needs_key,
+                compat=dict(info.compat),
             )
             for info in BUILTIN_PROVIDERS.values()
         }
@@ -151,17 +158,32 @@ class ModelRegistry:
             return ModelChoice(partial[0], thinking)
         if provider is not None and provider in self.providers and pattern:
             # A model the catalog does not list yet, on a provider pith knows: use defaults.
-            config = self.providers[provider]
-            return ModelChoice(
-                Model(id=pattern, provider=provider, api=config.api, base_url=config.base_url),
-                thinking,
-            )
+            return ModelChoice(self.model_of(provider, pattern), thinking)
         if provider is not None and provider not in self.providers:
             known = ", ".join(sorted(self.providers))
             raise InputError(f"unknown provider {provider!r}; known providers: {known}")
         hint = ", ".join(m.key for m in partial[:8])
         more = f"; did you mean one of: {hint}" if hint else "; run `pith --list-models` to see all"
         raise InputError(f"no model matches {pattern!r}{more}")
+
+    def model_of(self, provider: str, model_id: str) -> Model:
+        """A model the catalog does not list, on a provider pith knows: the provider's address,
+        protocol and `compat` defaults, default limits."""
+        config = self.providers[provider]
+        return Model(
+            id=model_id,
+            provider=provider,
+            api=config.api,
+            base_url=config.base_url,
+            compat=dict(config.compat) if config.compat else UNSET,
+        )
+
+    def add_local_models(self, provider: str, base_url: str, model_ids: list[str]) -> list[Model]:
+        """Models found on a local server (`pith.ai` `find_local_models`), for this run."""
+        self.providers[provider].base_url = base_url
+        added = [self.model_of(provider, model_id) for model_id in model_ids]
+        self.models.extend(added)
+        return added
 
     def available(self) -> list[Model]:
         """Models whose provider has credentials (or needs none)."""
@@ -315,8 +337,14 @@ class ModelRegistry:
         values.setdefault("baseUrl", config.base_url)
         compat = provider_raw.get("compat")
         own_compat = values.get("compat")
-        if isinstance(compat, dict):
-            values["compat"] = {**compat, **(own_compat if isinstance(own_compat, dict) else {})}
+        if own_compat is None or isinstance(own_compat, dict):  # else the model check says why
+            merged = {
+                **config.compat,
+                **(compat if isinstance(compat, dict) else {}),
+                **(own_compat or {}),
+            }
+            if merged:
+                values["compat"] = merged
         values["provider"] = config.id
         if "id" not in values or not isinstance(values["id"], str) or not values["id"]:
             raise ConfigError(f"{where}.id: required, a non-empty string")

@@ -19,7 +19,7 @@ from pith.errors import InputError
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pathlib import Path
 
-    from pith.ai import Model, ModelChoice, ModelRegistry
+    from pith.ai import LocalServer, Model, ModelChoice, ModelRegistry
     from pith.app import RpcConnection
     from pith.cli._startup import PreparedRun
     from pith.extensions import ExtensionUI
@@ -120,11 +120,12 @@ async def _main(argv: list[str]) -> int:
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
     interactive = _is_interactive(options.print, options.mode)
     values = settings.values
-    choice = _choose_model(
-        registry,
-        options.model or (None if options.provider else values.default_model),
-        options.provider or (None if options.model else values.default_provider),
-    )
+    pattern = options.model or (None if options.provider else values.default_model)
+    provider = options.provider or (None if options.model else values.default_provider)
+    asked: list[LocalServer] = []
+    if pattern is None:
+        asked = await _find_local_models(registry, provider)
+    choice = _choose_model(registry, pattern, provider, _no_model_help(home, asked))
     model = choice.model
     if registry.api_key(model, options.api_key) is None:
         unresolved = registry.unresolved_key(model)
@@ -313,8 +314,54 @@ def _rpc_connection(
     return RpcConnection.open()
 
 
+async def _find_local_models(registry: ModelRegistry, provider: str | None) -> list[LocalServer]:
+    """With no model configured (none with credentials, or none of `provider`), ask the local
+    servers (Ollama, LM Studio on 127.0.0.1) for theirs, add them, and say which is used.
+    Returns the servers asked."""
+    import os
+
+    from pith.ai import find_local_models, local_servers
+
+    if provider is None:
+        if registry.available():
+            return []
+        servers = local_servers(os.environ)
+    else:
+        if any(model.provider == provider for model in registry.models):
+            return []
+        servers = [server for server in local_servers(os.environ) if server.provider == provider]
+    found = await find_local_models(servers)
+    for index, (server, ids) in enumerate(found):
+        added = registry.add_local_models(server.provider, server.base_url, ids)
+        if index == 0:
+            others = f" (also there: {', '.join(ids[1:4])}{', ...' if len(ids) > 4 else ''})"
+            print(
+                f"pith: no model configured; found {server.name} at {server.url}, using "
+                f"{added[0].key}{others if len(ids) > 1 else ''}. Choose with --model; give it "
+                "its real context window in models.json (docs/providers.md)",
+                file=sys.stderr,
+            )
+    return servers
+
+
+_MODELS_JSON_EXAMPLE = (
+    '{"providers": {"ollama": {"models": [{"id": "qwen3-coder:30b", "contextWindow": 32768}]}}}'
+)
+
+
+def _no_model_help(home: Path, asked: list[LocalServer]) -> str:
+    """What to do when no model is configured and no local server answered."""
+    where = " or ".join(f"{server.name} at {server.url}" for server in asked)
+    answered = f"no {where} answered; " if asked else ""
+    return (
+        f"no model configured: {answered}set ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass "
+        f"--model provider/id and --api-key), start Ollama or LM Studio, or write "
+        f"{home / 'models.json'}, e.g. {_MODELS_JSON_EXAMPLE} (docs/providers.md)"
+    )
+
+
 def _choose_model(
-    registry: ModelRegistry, pattern: str | None, provider: str | None
+    registry: ModelRegistry, pattern: str | None, provider: str | None, no_model: str
 ) -> ModelChoice:
     from pith.ai import ModelChoice
 
@@ -335,10 +382,7 @@ def _choose_model(
                 return ModelChoice(model, None)
     if available:
         return ModelChoice(available[0], None)
-    raise InputError(
-        "no model configured: pass --model provider/id and an API key (OPENAI_API_KEY, "
-        "ANTHROPIC_API_KEY, --api-key), or add a provider to models.json (see docs/providers.md)"
-    )
+    raise InputError(no_model)
 
 
 def _no_model(provider: str) -> NoReturn:
