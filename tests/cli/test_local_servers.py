@@ -126,3 +126,10 @@ def test_embedding_models_are_not_chosen_to_chat() -> None:
     assert chat_model_ids(listing) == ["qwen3:8b"]
     assert chat_model_ids({"data": "nope"}) == []
     assert chat_model_ids([1, 2]) == []
+
+
+def test_list_models_shows_the_models_a_local_server_has(tmp_path: Path) -> None:
+    with FakeServer({"model": "qwen3:8b"}) as server:
+        result = run_pith(tmp_path, f"ollama={server.port}", "--list-models")
+    assert result.returncode == 0, result.stderr
+    assert any(line.split()[:2] == ["*", "ollama/qwen3:8b"] for line in result.stdout.splitlines())

@@ -115,6 +115,7 @@ async def _main(argv: list[str]) -> int:
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
     if options.list_models:
+        await _find_local_models(registry, None, announce=False)
         return _list_models(registry)
     files = [arg[1:] for arg in options.messages if arg.startswith("@") and len(arg) > 1]
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
@@ -314,10 +315,12 @@ def _rpc_connection(
     return RpcConnection.open()
 
 
-async def _find_local_models(registry: ModelRegistry, provider: str | None) -> list[LocalServer]:
+async def _find_local_models(
+    registry: ModelRegistry, provider: str | None, *, announce: bool = True
+) -> list[LocalServer]:
     """With no model configured (none with credentials, or none of `provider`), ask the local
-    servers (Ollama, LM Studio on 127.0.0.1) for theirs, add them, and say which is used.
-    Returns the servers asked."""
+    servers (Ollama, LM Studio on 127.0.0.1) for theirs, add them, and (`announce`) say which
+    is used. Returns the servers asked."""
     import os
 
     from pith.ai import find_local_models, local_servers
@@ -333,7 +336,7 @@ async def _find_local_models(registry: ModelRegistry, provider: str | None) -> l
     found = await find_local_models(servers)
     for index, (server, ids) in enumerate(found):
         added = registry.add_local_models(server.provider, server.base_url, ids)
-        if index == 0:
+        if index == 0 and announce:
             others = f" (also there: {', '.join(ids[1:4])}{', ...' if len(ids) > 4 else ''})"
             print(
                 f"pith: no model configured; found {server.name} at {server.url}, using "
