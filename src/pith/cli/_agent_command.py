@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
+from pith.cli._model_choice import choose_model, list_models
 from pith.cli._startup import (
     add_extension_options,
     add_resource_options,
@@ -19,7 +20,7 @@ from pith.errors import InputError
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pathlib import Path
 
-    from pith.ai import LocalServer, Model, ModelChoice, ModelRegistry
+    from pith.ai import ModelChoice, ModelRegistry
     from pith.app import RpcConnection
     from pith.cli._startup import PreparedRun
     from pith.extensions import ExtensionUI
@@ -27,13 +28,6 @@ if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pith.session import SessionStore
 
 __all__ = ["parser", "run"]
-
-_PREFERRED = (
-    "anthropic/claude-sonnet-4-5",
-    "openai/gpt-5",
-    "openai/gpt-4.1",
-    "openrouter/anthropic/claude-sonnet-4.5",
-)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -115,25 +109,18 @@ async def _main(argv: list[str]) -> int:
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
     if options.list_models:
-        await _find_local_models(registry, None, announce=False)
-        return _list_models(registry)
+        return await list_models(registry)
     files = [arg[1:] for arg in options.messages if arg.startswith("@") and len(arg) > 1]
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
     interactive = _is_interactive(options.print, options.mode)
     values = settings.values
-    pattern = options.model or (None if options.provider else values.default_model)
-    provider = options.provider or (None if options.model else values.default_provider)
-    asked: list[LocalServer] = []
-    if pattern is None:
-        asked = await _find_local_models(registry, provider)
-    choice = _choose_model(registry, pattern, provider, _no_model_help(home, asked))
-    model = choice.model
-    if registry.api_key(model, options.api_key) is None:
-        unresolved = registry.unresolved_key(model)
-        if registry.needs_key(model):
-            raise InputError(_missing_key_message(registry, model, unresolved))
-        if unresolved is not None:
-            print(f"pith: warning: {_without_key(unresolved, model)}", file=sys.stderr)
+    choice = await choose_model(
+        registry,
+        options.model or (None if options.provider else values.default_model),
+        options.provider or (None if options.model else values.default_provider),
+        api_key=options.api_key,
+        agent_dir=home,
+    )
     from pith.app._stores import SessionChoice, open_store
 
     if options.resume and interactive and not _combined_with_resume(options):
@@ -313,121 +300,3 @@ def _rpc_connection(
     from pith.app import RpcConnection
 
     return RpcConnection.open()
-
-
-async def _find_local_models(
-    registry: ModelRegistry, provider: str | None, *, announce: bool = True
-) -> list[LocalServer]:
-    """With no model configured (none with credentials, or none of `provider`), ask the local
-    servers (Ollama, LM Studio on 127.0.0.1) for theirs, add them, and (`announce`) say which
-    is used. Returns the servers asked."""
-    import os
-
-    from pith.ai import find_local_models, local_servers
-
-    if provider is None:
-        if registry.available():
-            return []
-        servers = local_servers(os.environ)
-    else:
-        if any(model.provider == provider for model in registry.models):
-            return []
-        servers = [server for server in local_servers(os.environ) if server.provider == provider]
-    found = await find_local_models(servers)
-    for index, (server, ids) in enumerate(found):
-        added = registry.add_local_models(server.provider, server.base_url, ids)
-        if index == 0 and announce:
-            others = f" (also there: {', '.join(ids[1:4])}{', ...' if len(ids) > 4 else ''})"
-            print(
-                f"pith: no model configured; found {server.name} at {server.url}, using "
-                f"{added[0].key}{others if len(ids) > 1 else ''}. Choose with --model; give it "
-                "its real context window in models.json (docs/providers.md)",
-                file=sys.stderr,
-            )
-    return servers
-
-
-_MODELS_JSON_EXAMPLE = (
-    '{"providers": {"ollama": {"models": [{"id": "qwen3-coder:30b", "contextWindow": 32768}]}}}'
-)
-
-
-def _no_model_help(home: Path, asked: list[LocalServer]) -> str:
-    """What to do when no model is configured and no local server answered."""
-    where = " or ".join(f"{server.name} at {server.url}" for server in asked)
-    answered = f"no {where} answered; " if asked else ""
-    return (
-        f"no model configured: {answered}set ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass "
-        f"--model provider/id and --api-key), start Ollama or LM Studio, or write "
-        f"{home / 'models.json'}, e.g. {_MODELS_JSON_EXAMPLE} (docs/providers.md)"
-    )
-
-
-def _choose_model(
-    registry: ModelRegistry, pattern: str | None, provider: str | None, no_model: str
-) -> ModelChoice:
-    from pith.ai import ModelChoice
-
-    if pattern:
-        return registry.find(pattern, provider)
-    available = registry.available()
-    if provider is not None:
-        for model in available:
-            if model.provider == provider:
-                return ModelChoice(model, None)
-        for model in registry.models:
-            if model.provider == provider:
-                return ModelChoice(model, None)
-        _no_model(provider)
-    for key in _PREFERRED:
-        for model in available:
-            if model.key == key:
-                return ModelChoice(model, None)
-    if available:
-        return ModelChoice(available[0], None)
-    raise InputError(no_model)
-
-
-def _no_model(provider: str) -> NoReturn:
-    raise InputError(
-        f"provider {provider!r} has no models; pass --model or add models to models.json"
-    )
-
-
-def _missing_key_message(registry: ModelRegistry, model: Model, unresolved: str | None) -> str:
-    if unresolved is not None:
-        return f"no API key for {model.key}: {unresolved}; set it, or pass --api-key"
-    config = registry.providers.get(model.provider)
-    names = ", ".join(config.env_keys) if config and config.env_keys else "an apiKey in models.json"
-    return f"no API key for {model.key}: set {names}, or pass --api-key"
-
-
-def _without_key(unresolved: str, model: Model) -> str:
-    return (
-        f"{unresolved}; requests to {model.provider} go without a key (set it, or drop "
-        "apiKey if the server takes none)"
-    )
-
-
-def _list_models(registry: ModelRegistry) -> int:
-    """`* ` usable, `? ` usable but its key variable is unset (sent without a key), blank when
-    a key it needs is missing; one warning per provider whose apiKey does not resolve."""
-    usable = {model.key for model in registry.available()}
-    unresolved: dict[str, str] = {}
-    for model in registry.models:
-        if model.provider not in unresolved and registry.api_key(model) is None:
-            reason = registry.unresolved_key(model)
-            if reason is not None:
-                unresolved[model.provider] = reason
-    for reason in unresolved.values():
-        print(f"pith: warning: {reason}", file=sys.stderr)
-    for model in sorted(registry.models, key=lambda m: m.key):
-        mark = " "
-        if model.key in usable:
-            mark = "?" if model.provider in unresolved else "*"
-        print(f"{mark} {model.key:<45} ctx {model.context_window:>9,}  out {model.max_tokens:>7,}")
-    legend = "\n* = credentials found (or none needed)"
-    if unresolved:
-        legend += "; ? = its apiKey variable is unset, requests go without a key"
-    print(legend, file=sys.stderr)
-    return 0
