@@ -443,7 +443,8 @@ def test_an_unreachable_server_is_a_connection_error() -> None:
     message = final(run(claude(base_url=f"http://127.0.0.1:{port}"), ask("hi")))
     assert message.stop_reason == "error"
     assert isinstance(message.error_message, str)
-    assert message.error_message.startswith("Connection error.")
+    assert message.error_message.startswith("Connection error: could not reach provider ")
+    assert f"http://127.0.0.1:{port}/v1/messages" in message.error_message
 
 
 def test_a_non_json_error_page_is_reported_by_status_and_text() -> None:

@@ -99,6 +99,7 @@ def test_a_request_without_any_model_says_how_to_configure_one(tmp_path: Path) -
         if not key.endswith("_API_KEY") and key != "PITH_AGENT_DIR"
     }
     env["PITH_AGENT_DIR"] = str(tmp_path / "agent")
+    env["PITH_LOCAL_SERVERS"] = ""  # a local Ollama on this machine must not change the answer
     result = pith("-p", "hello", env=env, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("pith: no model configured")

@@ -10,6 +10,12 @@ from pith.ai._context_budget import (
 from pith.ai._cost import apply_cost
 from pith.ai._faux import FauxCall, FauxReply, faux_model, faux_requests, register_faux
 from pith.ai._js_json import js_length, js_number, js_object_keys, js_sorted, js_stringify
+from pith.ai._local_servers import (
+    LocalServer,
+    chat_model_ids,
+    find_local_models,
+    local_servers,
+)
 from pith.ai._messages import (
     AgentMessage,
     AssistantContent,
@@ -101,6 +107,7 @@ __all__ = [
     "FauxCall",
     "FauxReply",
     "ImageContent",
+    "LocalServer",
     "Message",
     "MessageBuilder",
     "Model",
@@ -143,6 +150,7 @@ __all__ = [
     "apply_payload_hook",
     "as_thinking_level",
     "builtin_models",
+    "chat_model_ids",
     "clamp_max_tokens",
     "clamp_max_tokens_to_context",
     "content_text",
@@ -153,6 +161,7 @@ __all__ = [
     "estimate_input_tokens",
     "faux_model",
     "faux_requests",
+    "find_local_models",
     "is_context_overflow",
     "is_recoverable_length",
     "is_retryable_error",
@@ -161,6 +170,7 @@ __all__ = [
     "js_object_keys",
     "js_sorted",
     "js_stringify",
+    "local_servers",
     "now_ms",
     "provider_for",
     "register_faux",

@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator
 
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._anthropic_convert import build_request, request_headers
-from pith.ai._anthropic_http import AnthropicHTTP, StatusError
+from pith.ai._anthropic_http import AnthropicHTTP, StatusError, messages_url
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
+from pith.ai._http_stream import endpoint_description
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_compat import retry_after_seconds
@@ -92,7 +93,7 @@ class AnthropicProvider:
             retry_after = retry_after_seconds(error.headers)
             final = builder.fail(_status_message(error), retry_after=retry_after)
         except Exception as error:
-            final = builder.fail(_transport_message(error, state))
+            final = builder.fail(_transport_message(error, state, model))
         for event in final:
             yield event
 
@@ -117,16 +118,17 @@ def _status_message(error: StatusError) -> str:
     return f"{status} {detail}"
 
 
-def _transport_message(error: Exception, state: _EventState) -> str:
-    """A failure of the connection itself, in words that say which."""
+def _transport_message(error: Exception, state: _EventState, model: Model) -> str:
+    """A failure of the connection itself, in words that say which, and where to."""
     names = {cls.__name__ for cls in type(error).__mro__}
     text = str(error) or type(error).__name__
+    where = endpoint_description(model.provider, messages_url(model.base_url or None))
     if "TimeoutException" in names:
-        return "Request timed out"
+        return f"Request timed out ({where})"
     if state.started and not state.stopped and names & {"TransportError", "StreamError"}:
         return f"{STREAM_ENDED} ({type(error).__name__}: {text})"  # dropped mid-reply
     if "TransportError" in names:
-        return f"Connection error. {text}"
+        return f"Connection error: could not reach {where} ({text})"
     return f"{type(error).__name__}: {text}"
 
 

@@ -18,7 +18,7 @@ from pith.json_input import JsonInputError, check_json_limits
 if TYPE_CHECKING:
     import httpx2
 
-__all__ = ["EventStream", "JsonObject", "StatusError", "transport_kind"]
+__all__ = ["EventStream", "JsonObject", "StatusError", "endpoint_description", "transport_kind"]
 
 CONNECT_TIMEOUT_SECONDS = 10.0
 
@@ -115,3 +115,8 @@ def transport_kind(error: BaseException) -> str | None:
     if "TransportError" in names:
         return "connection"
     return None
+
+
+def endpoint_description(provider: str, url: str) -> str:
+    """`provider NAME at URL`, for errors of the connection: which configuration to check."""
+    return f"provider {provider} at {url}"

@@ -84,6 +84,13 @@ class ProviderInfo(msgspec.Struct, frozen=True):
     env_keys: tuple[str, ...]
     """Environment variables holding its API key, first found wins."""
     needs_key: bool = True
+    compat: dict[str, object] = msgspec.field(default_factory=dict)
+    """`compat` flags its server needs; models.json's own flags win over them."""
+
+
+_LOCAL_SERVER_COMPAT: dict[str, object] = {"maxTokensField": "max_tokens", "supportsStore": False}
+"""Ollama's and LM Studio's OpenAI-compatible APIs list `max_tokens` (not
+`max_completion_tokens`) and have no `store`."""
 
 
 BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
@@ -115,7 +122,20 @@ BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
             "cerebras", "openai-completions", "https://api.cerebras.ai/v1", ("CEREBRAS_API_KEY",)
         ),
         ProviderInfo(
-            "ollama", "openai-completions", "http://localhost:11434/v1", (), needs_key=False
+            "ollama",
+            "openai-completions",
+            "http://localhost:11434/v1",
+            (),
+            needs_key=False,
+            compat=_LOCAL_SERVER_COMPAT,
+        ),
+        ProviderInfo(
+            "lmstudio",
+            "openai-completions",
+            "http://localhost:1234/v1",
+            (),
+            needs_key=False,
+            compat=_LOCAL_SERVER_COMPAT,
         ),
     )
 }

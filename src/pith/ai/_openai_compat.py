@@ -13,7 +13,13 @@ from collections.abc import AsyncIterator, Mapping
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
-from pith.ai._http_stream import EventStream, JsonObject, StatusError, transport_kind
+from pith.ai._http_stream import (
+    EventStream,
+    JsonObject,
+    StatusError,
+    endpoint_description,
+    transport_kind,
+)
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_convert import REASONING_FIELDS, build_request
@@ -123,7 +129,7 @@ class OpenAICompatProvider:
                 _status_message(error), retry_after=retry_after_seconds(error.headers)
             )
         except Exception as error:
-            events = builder.fail(_transport_message(error))
+            events = builder.fail(_transport_message(error, model))
         for event in events:
             yield event
 
@@ -191,16 +197,17 @@ def _status_message(error: StatusError) -> str:
     return f"{error.status} {detail}"
 
 
-def _transport_message(error: Exception) -> str:
-    """A failure of the connection itself, in words that say which."""
+def _transport_message(error: Exception, model: Model) -> str:
+    """A failure of the connection itself, in words that say which, and where to."""
     text = str(error) or type(error).__name__
     kind = transport_kind(error)
+    where = endpoint_description(model.provider, completions_url(model.base_url or None))
     if kind == "timeout":
-        return "Request timed out"
+        return f"Request timed out ({where})"
     if kind == "stream":
         return f"Stream ended unexpectedly ({type(error).__name__}: {text})"
     if kind == "connection":
-        return f"Connection error. {text}"
+        return f"Connection error: could not reach {where} ({text})"
     return f"{type(error).__name__}: {text}"
 
 

@@ -22,7 +22,7 @@ from pith.ai._models import (
     ThinkingLevel,
     builtin_models,
 )
-from pith.ai._wire import WireError, convert
+from pith.ai._wire import UNSET, WireError, convert
 from pith.errors import ConfigError, InputError
 from pith.json_input import JsonInputError, parse_json
 from pith.regular_file import read_regular_file
@@ -54,10 +54,14 @@ class ProviderConfig:
     base_url: str
     api_key: str | None = None
     """A literal key, `$ENV` / `${ENV}`, or `!command` (see `resolve_value`)."""
+    api_key_origin: str = "models.json"
+    """Where `api_key` was written (`<file>: providers.<id>.apiKey`), for messages."""
     env_keys: tuple[str, ...] = ()
     headers: dict[str, str] = field(default_factory=dict)
     auth_header: bool = False
     needs_key: bool = True
+    compat: dict[str, object] = field(default_factory=dict)
+    """The built-in provider's `compat` defaults, under each of its models' own flags."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,12 @@ class ModelRegistry:
         """Built-in models, plus `agent_dir/models.json` when it exists."""
         providers = {
             info.id: ProviderConfig(
-                info.id, info.api, info.base_url, env_keys=info.env_keys, needs_key=info.needs_key
+                info.id,
+                info.api,
+                info.base_url,
+                env_keys=info.env_keys,
+                needs_key=info.needs_key,
+                compat=dict(info.compat),
             )
             for info in BUILTIN_PROVIDERS.values()
         }
@@ -150,11 +159,7 @@ class ModelRegistry:
             return ModelChoice(partial[0], thinking)
         if provider is not None and provider in self.providers and pattern:
             # A model the catalog does not list yet, on a provider pith knows: use defaults.
-            config = self.providers[provider]
-            return ModelChoice(
-                Model(id=pattern, provider=provider, api=config.api, base_url=config.base_url),
-                thinking,
-            )
+            return ModelChoice(self.model_of(provider, pattern), thinking)
         if provider is not None and provider not in self.providers:
             known = ", ".join(sorted(self.providers))
             raise InputError(f"unknown provider {provider!r}; known providers: {known}")
@@ -162,11 +167,33 @@ class ModelRegistry:
         more = f"; did you mean one of: {hint}" if hint else "; run `pith --list-models` to see all"
         raise InputError(f"no model matches {pattern!r}{more}")
 
+    def model_of(self, provider: str, model_id: str) -> Model:
+        """A model the catalog does not list, on a provider pith knows: the provider's address,
+        protocol and `compat` defaults, default limits."""
+        config = self.providers[provider]
+        return Model(
+            id=model_id,
+            provider=provider,
+            api=config.api,
+            base_url=config.base_url,
+            compat=dict(config.compat) if config.compat else UNSET,
+        )
+
+    def add_local_models(self, provider: str, base_url: str, model_ids: list[str]) -> list[Model]:
+        """Models found on a local server (`pith.ai` `find_local_models`), for this run."""
+        self.providers[provider].base_url = base_url
+        added = [self.model_of(provider, model_id) for model_id in model_ids]
+        self.models.extend(added)
+        return added
+
     def available(self) -> list[Model]:
         """Models whose provider has credentials (or needs none)."""
-        return [m for m in self.models if self.api_key(m) is not None or not self._needs_key(m)]
+        return [m for m in self.models if self.api_key(m) is not None or not self.needs_key(m)]
 
-    def _needs_key(self, model: Model) -> bool:
+    def needs_key(self, model: Model) -> bool:
+        """Whether requests to `model` cannot go without a key: true for the hosted providers
+        pith knows (OpenAI, Anthropic, OpenRouter, ...); a provider added in models.json, and
+        the local servers (Ollama, LM Studio), may run without one."""
         config = self.providers.get(model.provider)
         return config.needs_key if config else True
 
@@ -186,13 +213,28 @@ class ModelRegistry:
         if config is None:
             return None
         if config.api_key:
-            value = resolve_value(config.api_key, env)
-            if value:
-                return value
+            # What models.json names is the key, even when it resolves to nothing: the
+            # provider's usual variable may hold a key meant for another server.
+            return resolve_value(config.api_key, env)
         for name in config.env_keys:
             if env.get(name):
                 return env[name]
         return None
+
+    def unresolved_key(self, model: Model, environ: Mapping[str, str] | None = None) -> str | None:
+        """Why the `apiKey` models.json gives `model`'s provider yields no key (`<file>:
+        providers.<id>.apiKey: $NAME is not set`), or None when it yields one or there is none."""
+        env = os.environ if environ is None else environ
+        config = self.providers.get(model.provider)
+        if config is None or not config.api_key or resolve_value(config.api_key, env):
+            return None
+        spec = config.api_key
+        if spec.startswith("!"):
+            what = f"the command {spec[1:]!r} printed nothing"
+        else:
+            name = spec[2:-1] if spec.startswith("${") else spec[1:]
+            what = f"${name} is not set"
+        return f"{config.api_key_origin}: {what}"
 
     def request_headers(
         self, model: Model, environ: Mapping[str, str] | None = None
@@ -264,6 +306,7 @@ class ModelRegistry:
         key = _optional_str(raw, "apiKey", where)
         if key is not None:
             config.api_key = key
+            config.api_key_origin = f"{where}.apiKey"
         headers = raw.get("headers")
         if headers is not None:
             config.headers = _string_map(headers, f"{where}.headers")
@@ -294,8 +337,14 @@ class ModelRegistry:
         values.setdefault("baseUrl", config.base_url)
         compat = provider_raw.get("compat")
         own_compat = values.get("compat")
-        if isinstance(compat, dict):
-            values["compat"] = {**compat, **(own_compat if isinstance(own_compat, dict) else {})}
+        if own_compat is None or isinstance(own_compat, dict):  # else the model check says why
+            merged = {
+                **config.compat,
+                **(compat if isinstance(compat, dict) else {}),
+                **(own_compat or {}),
+            }
+            if merged:
+                values["compat"] = merged
         values["provider"] = config.id
         if "id" not in values or not isinstance(values["id"], str) or not values["id"]:
             raise ConfigError(f"{where}.id: required, a non-empty string")

@@ -38,6 +38,7 @@ __all__ = [
     "CompactionStart",
     "SessionEvent",
     "event_to_json",
+    "retry_notice",
 ]
 
 
@@ -56,6 +57,17 @@ class AutoRetryEnd:
     attempt: int
     final_error: str | None = None
     type: Literal["auto_retry_end"] = "auto_retry_end"
+
+
+def retry_notice(event: AutoRetryStart) -> str:
+    """What the user is told when a failed request is about to be retried: why, how long the
+    wait is, and which attempt comes next (the same words in every mode)."""
+    seconds = event.delay_ms / 1000
+    wait = f"{round(seconds)}" if seconds >= 10 else f"{seconds:.3g}"
+    return (
+        f"The request failed ({event.error_message}); retrying in {wait} s "
+        f"(attempt {event.attempt} of {event.max_attempts})."
+    )
 
 
 @dataclass

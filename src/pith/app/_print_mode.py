@@ -3,7 +3,9 @@
 Text mode writes the final assistant text. JSON mode writes a header line, then one JSON object
 per event in Pi's shapes. Either way the exit code is 1, with one line on stderr, when the
 provider failed, the run was aborted (SIGINT, SIGTERM or SIGHUP, at any point of the run: during
-the reply or during a tool), or the reply was cut by the output limit.
+the reply or during a tool), or the reply was cut by the output limit. Each automatic retry is
+told on stderr as it starts (the wait, the attempt, the reason), in both modes: stdout stays the
+answer (or the events), and a silent wait of many seconds looks like a hang.
 """
 
 from __future__ import annotations
@@ -15,15 +17,25 @@ import sys
 from typing import Literal, TextIO
 
 from pith.ai import AssistantMessage, TextContent, is_context_overflow
-from pith.app._events import SessionEvent, event_to_json
+from pith.app._events import AutoRetryEnd, AutoRetryStart, SessionEvent, event_to_json, retry_notice
 from pith.app._input import Prompts
 from pith.app._session import AgentSession
 
 __all__ = ["failure_line", "run_print_mode"]
 
 
-def failure_line(reply: AssistantMessage | None, context_window: int) -> str | None:
-    """The one-line error for a reply that did not succeed, or None."""
+def failure_line(
+    reply: AssistantMessage | None, context_window: int, retries: int = 0
+) -> str | None:
+    """The one-line error for a reply that did not succeed, or None; `retries` is how many
+    automatic retries failed before it."""
+    problem = _failure(reply, context_window)
+    if problem is not None and retries and reply is not None and reply.stop_reason == "error":
+        problem += f" (gave up after {retries} {'retry' if retries == 1 else 'retries'})"
+    return problem
+
+
+def _failure(reply: AssistantMessage | None, context_window: int) -> str | None:
     if reply is None:
         return "The model did not reply."
     error = reply.error_message if isinstance(reply.error_message, str) else ""
@@ -52,6 +64,15 @@ async def run_print_mode(
     """Run every prompt in order; returns the process exit code."""
     stdout = out or sys.stdout
     stderr = err or sys.stderr
+    gave_up: list[int] = []
+
+    def tell_retries(event: SessionEvent) -> None:
+        if isinstance(event, AutoRetryStart):
+            session.ui.notify(retry_notice(event), "warning")
+        elif isinstance(event, AutoRetryEnd):
+            gave_up[:] = [] if event.success or event.final_error is None else [event.attempt]
+
+    session.subscribe(tell_retries)
     if mode == "json":
         if header is not None:
             stdout.write(json.dumps(header, ensure_ascii=False) + "\n")
@@ -105,7 +126,7 @@ async def run_print_mode(
         return 1
     if handled and reply is None:
         return 0
-    problem = failure_line(reply, session.model.context_window)
+    problem = failure_line(reply, session.model.context_window, sum(gave_up))
     if mode == "text" and reply is not None and reply.stop_reason not in ("error", "aborted"):
         for block in reply.content:
             if isinstance(block, TextContent):

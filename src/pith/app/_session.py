@@ -302,9 +302,10 @@ class AgentSession:
 
     async def set_model(self, model: Model) -> bool:
         """Switch to `model`; False (and no switch) when it has no credentials."""
-        config = self.registry.providers.get(model.provider)
-        needs_key = config.needs_key if config is not None else True
-        if needs_key and self.registry.api_key(model, self._api_key_override) is None:
+        if (
+            self.registry.needs_key(model)
+            and self.registry.api_key(model, self._api_key_override) is None
+        ):
             return False
         previous = self.agent.model
         self.agent.model = model

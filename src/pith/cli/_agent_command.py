@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from pith.cli._model_choice import choose_model, no_model_hint
+from pith.cli._model_choice import choose_model, list_models
 from pith.cli._startup import (
     add_extension_options,
     add_resource_options,
@@ -20,7 +20,7 @@ from pith.errors import InputError
 if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pathlib import Path
 
-    from pith.ai import Model, ModelChoice, ModelRegistry
+    from pith.ai import ModelChoice, ModelRegistry
     from pith.app import RpcConnection
     from pith.cli._startup import PreparedRun
     from pith.extensions import ExtensionUI
@@ -109,21 +109,18 @@ async def _main(argv: list[str]) -> int:
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
     if options.list_models:
-        return _list_models(registry)
+        return await list_models(registry)
     files = [arg[1:] for arg in options.messages if arg.startswith("@") and len(arg) > 1]
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
     interactive = _is_interactive(options.print, options.mode)
     values = settings.values
-    choice = choose_model(
+    choice = await choose_model(
         registry,
         options.model or (None if options.provider else values.default_model),
         options.provider or (None if options.model else values.default_provider),
+        api_key=options.api_key,
+        agent_dir=home,
     )
-    if choice is None:
-        raise InputError(f"no model configured: {no_model_hint(home)}")
-    model = choice.model
-    if registry.api_key(model, options.api_key) is None and _needs_key(registry, model):
-        raise InputError(_missing_key_message(registry, model))
     from pith.app._stores import SessionChoice, open_store
 
     if options.resume and interactive and not _combined_with_resume(options):
@@ -190,6 +187,15 @@ async def _run_in(
         or settings.values.default_thinking_level,
         "medium" if model.reasoning else "off",
     )
+    asked = options.thinking or choice.thinking
+    if asked is not None and asked != "off" and not model.reasoning:
+        # Only a level the user gave for this run: a default in settings applies to any model.
+        print(
+            f"pith: warning: thinking level {asked} ignored: {model.key} does not reason "
+            '(set "reasoning": true for it in models.json if it does)',
+            file=sys.stderr,
+        )
+        thinking = "off"
     from pith.app._factory import SessionOptions, build_agent_session
 
     session = build_agent_session(
@@ -294,23 +300,3 @@ def _rpc_connection(
     from pith.app import RpcConnection
 
     return RpcConnection.open()
-
-
-def _needs_key(registry: ModelRegistry, model: Model) -> bool:
-    config = registry.providers.get(model.provider)
-    return config.needs_key if config is not None else True
-
-
-def _missing_key_message(registry: ModelRegistry, model: Model) -> str:
-    config = registry.providers.get(model.provider)
-    names = ", ".join(config.env_keys) if config and config.env_keys else "an apiKey in models.json"
-    return f"no API key for {model.key}: set {names}, or pass --api-key"
-
-
-def _list_models(registry: ModelRegistry) -> int:
-    usable = {model.key for model in registry.available()}
-    for model in sorted(registry.models, key=lambda m: m.key):
-        mark = "*" if model.key in usable else " "
-        print(f"{mark} {model.key:<45} ctx {model.context_window:>9,}  out {model.max_tokens:>7,}")
-    print("\n* = credentials found", file=sys.stderr)
-    return 0

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from pith.ai import Model
-from pith.cli._model_choice import choose_model, no_model_hint
+from pith.cli._model_choice import no_model_hint, pick_model
 from pith.cli._startup import (
     add_extension_options,
     add_resource_options,
@@ -90,7 +90,7 @@ async def _run(argv: list[str]) -> int:
     choice = (
         registry.find(pattern)
         if pattern
-        else choose_model(registry, values.default_model, values.default_provider)
+        else pick_model(registry, values.default_model, values.default_provider)
     )
     model = choice.model if choice is not None else _NO_MODEL
     level = projection.thinking_level or (choice.thinking if choice is not None else None)

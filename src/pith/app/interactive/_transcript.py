@@ -38,6 +38,7 @@ from pith.app._events import (
     CompactionEnd,
     CompactionStart,
     SessionEvent,
+    retry_notice,
 )
 from pith.app.interactive._footer import format_tokens
 from pith.app.interactive._format import Painter, ToolView, guard_receipt, tool_block, tool_title
@@ -145,12 +146,7 @@ class Transcript:
             self.status = ""
             self._compaction_end(event)
         elif isinstance(event, AutoRetryStart):
-            self.notice(
-                f"The request failed ({event.error_message}); retrying in "
-                f"{event.delay_ms / 1000:.0f} s (attempt {event.attempt} of "
-                f"{event.max_attempts}).",
-                "warning",
-            )
+            self.notice(retry_notice(event), "warning")
 
     def _message_start(self, event: MessageStart) -> None:
         message = event.message
