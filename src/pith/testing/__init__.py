@@ -8,12 +8,12 @@ documented in `pith.testing.fake_server`. `configure_agent_dir` points a provide
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+# From the private modules, not from `fake_server`: `python -m pith.testing.fake_server` imports
+# this package first, and runpy warns when the module it runs is already imported.
 from pith.testing._agent_dir import configure_agent_dir, subprocess_env
-
-if TYPE_CHECKING:
-    from pith.testing.fake_server import FakeServer, FakeServerProcess, ScriptError
+from pith.testing._process import FakeServerProcess
+from pith.testing._script import ScriptError
+from pith.testing._server import FakeServer
 
 __all__ = [
     "FakeServer",
@@ -22,14 +22,3 @@ __all__ = [
     "configure_agent_dir",
     "subprocess_env",
 ]
-_LAZY = ("FakeServer", "FakeServerProcess", "ScriptError")
-
-
-def __getattr__(name: str) -> object:
-    # Imported lazily so that `python -m pith.testing.fake_server` does not find the module
-    # already imported by its package (runpy warns, and the module would exist twice).
-    if name in _LAZY:
-        from pith.testing import fake_server
-
-        return getattr(fake_server, name)
-    raise AttributeError(f"module 'pith.testing' has no attribute {name!r}")

@@ -7,10 +7,8 @@ returns, so the official SDK (and its `MessageStream` accumulator) parses what t
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pith.testing.fake_server import Reply, Usage
+from pith.testing._reply import Reply, Usage
 
 __all__ = [
     "OVERFLOW_MESSAGE",

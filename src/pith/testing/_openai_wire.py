@@ -7,10 +7,8 @@ API returns, so the official SDK parses everything this module produces.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pith.testing.fake_server import Reply, Usage
+from pith.testing._reply import Reply, Usage
 
 __all__ = [
     "OVERFLOW_MESSAGE",

@@ -1,0 +1,55 @@
+"""What a wire module renders: a scripted turn served to one request, with its usage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pith.testing._script import Turn
+
+__all__ = ["Reply", "Usage", "usage_for"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token numbers of one reply, in Pi's terms (`input` excludes cached tokens)."""
+
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    reasoning: int
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a wire module renders: a turn served to request number `request_n`."""
+
+    turn: Turn
+    model: str
+    usage: Usage
+    request_n: int
+    created: int
+
+    def pieces(self, text: str) -> list[str]:
+        """`text` split into streamed deltas of `turn.chunk` characters (none for "")."""
+        size = self.turn.chunk
+        return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _ceil4(n: int) -> int:
+    return (n + 3) // 4
+
+
+def usage_for(turn: Turn, request_chars: int) -> Usage:
+    """The turn's usage: scripted numbers, the rest computed from sizes (chars / 4)."""
+    reply_chars = len(turn.text) + len(turn.thinking)
+    reply_chars += sum(len(call.name) + len(call.arguments) for call in turn.tool_calls)
+    computed = {
+        "input": _ceil4(request_chars),
+        "output": _ceil4(reply_chars),
+        "cache_read": 0,
+        "cache_write": 0,
+        "reasoning": _ceil4(len(turn.thinking)),
+    }
+    computed.update(turn.usage or {})
+    return Usage(**computed)
