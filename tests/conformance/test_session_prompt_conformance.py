@@ -229,8 +229,9 @@ def _write_tree(base: Path, files: dict[str, str]) -> None:
 
 UNKNOWN_TO_PITH = {("-a", "/unknown x"), ("-na", "/args x"), ("-na", "/skill:proj-skill y")}
 """Recorded prompts whose first word names no command, template or skill for pith (without
-`-a` the project's templates and skills are not loaded). pith refuses such a `/word` where Pi sends it as text (docs/differences.md);
-a pith user sends it with a leading space, and the model then gets the text with that space."""
+`-a` the project's templates and skills are not loaded). pith refuses such a `/word` where Pi
+sends it as text (docs/differences.md); a pith user sends it with a leading space, and the
+model then gets the text with that space."""
 
 
 def _cli_argv(invocation: list[str]) -> tuple[list[str], int]:
