@@ -227,6 +227,13 @@ def _write_tree(base: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+UNKNOWN_TO_PITH = {("-a", "/unknown x"), ("-na", "/args x"), ("-na", "/skill:proj-skill y")}
+"""Recorded prompts whose first word names no command, template or skill for pith (without
+`-a` the project's templates and skills are not loaded). pith refuses such a `/word` where Pi
+sends it as text (docs/differences.md); a pith user sends it with a leading space, and the
+model then gets the text with that space."""
+
+
 def _cli_argv(invocation: list[str]) -> tuple[list[str], int]:
     """pith's arguments for one recorded `pi` invocation, and how many prompts it sends."""
     argv: list[str] = []
@@ -234,6 +241,9 @@ def _cli_argv(invocation: list[str]) -> tuple[list[str], int]:
     for arg in invocation:
         if arg == "{MODEL}":
             argv.extend(MODEL)
+        elif any((flag, arg) in UNKNOWN_TO_PITH for flag in invocation):
+            argv.append(" " + arg)
+            prompts += 1
         else:
             argv.append(arg)
             prompts += not arg.startswith("-")
@@ -260,6 +270,7 @@ def test_print_mode_sends_the_expanded_prompts_pi_sends(tmp_path: Path) -> None:
             if prompt not in system_prompts:
                 system_prompts.append(prompt)
             user = _as_pi(user_text_of(body).replace(str(e2e), "<E2E>"))
+            user = user.removeprefix(" ") if user.startswith(" /") else user
             requests.append({"system": system_prompts.index(prompt), "user": user})
 
     expected = CLI_CASE["result"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pith.agent import AbortController, text_result
+from pith.errors import InputError
 from pith.extensions import ExecResult, ExtensionAPI, ExtensionContext, ToolDefinition
 from pith.testing import FakeServer
 from tests.extensions.harness import (
@@ -71,9 +72,12 @@ def test_a_command_runs_before_input_handlers_which_never_see_it(tmp_path: Path)
     with FakeServer({"turns": [{"text": "ok"}]}) as server:
         drive(make_session(tmp_path, server, make_runner(tmp_path, ("c", commands))), "/deploy")
         assert server.requests == []
-        drive(make_session(tmp_path, server, make_runner(tmp_path, ("c", commands))), "/other")
-        assert sent_texts(body(server, 0))[1:] == ["/other"]  # not a command: a prompt
-    assert inputs == ["/other"]
+        with pytest.raises(InputError, match="unknown command /other"):
+            drive(make_session(tmp_path, server, make_runner(tmp_path, ("c", commands))), "/other")
+        assert server.requests == []
+        drive(make_session(tmp_path, server, make_runner(tmp_path, ("c", commands))), " /other")
+        assert sent_texts(body(server, 0))[1:] == [" /other"]  # a leading space: a prompt
+    assert inputs == [" /other"]
 
 
 ASK = """

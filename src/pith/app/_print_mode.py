@@ -6,6 +6,12 @@ provider failed, the run was aborted (SIGINT, SIGTERM or SIGHUP, at any point of
 the reply or during a tool), or the reply was cut by the output limit. Each automatic retry is
 told on stderr as it starts (the wait, the attempt, the reason), in both modes: stdout stays the
 answer (or the events), and a silent wait of many seconds looks like a hang.
+
+A prompt that is a `/command` runs it: what it shows goes to standard output (in JSON mode as a
+`{"type": "command_output", "command", "text"}` record), its notices to standard error. Before
+anything runs, every prompt is checked: an unknown command, or one that needs the terminal, is
+refused with one line and exit code 2. A built-in command that refuses its arguments stops the
+run with exit code 2 as well.
 """
 
 from __future__ import annotations
@@ -64,6 +70,26 @@ async def run_print_mode(
     """Run every prompt in order; returns the process exit code."""
     stdout = out or sys.stdout
     stderr = err or sys.stderr
+    queue = ([prompts.first] if prompts.first is not None else []) + prompts.rest
+    for text in queue:
+        problem = session.command_refusal(text)
+        if problem is not None:
+            stderr.write(f"pith: {problem}\n")
+            return 2
+
+    def write_record(payload: dict[str, object]) -> None:
+        stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        stdout.flush()
+
+    def show(command: str, text: str) -> None:
+        if mode == "json":
+            write_record({"type": "command_output", "command": command, "text": text})
+        else:
+            stdout.write(text)
+            stdout.flush()
+
+    session.command_output = show
+
     gave_up: list[int] = []
 
     def tell_retries(event: SessionEvent) -> None:
@@ -76,13 +102,9 @@ async def run_print_mode(
     if mode == "json":
         if header is not None:
             stdout.write(json.dumps(header, ensure_ascii=False) + "\n")
-
-        def write(event: SessionEvent) -> None:
-            payload = event_to_json(event, will_retry=session.will_retry)
-            stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
-            stdout.flush()
-
-        session.subscribe(write)
+        session.subscribe(
+            lambda event: write_record(event_to_json(event, will_retry=session.will_retry))
+        )
     loop = asyncio.get_running_loop()
     installed = []
     stopped: list[int] = []
@@ -100,12 +122,13 @@ async def run_print_mode(
     try:
         reply: AssistantMessage | None = None
         handled = False
-        queue = ([prompts.first] if prompts.first is not None else []) + prompts.rest
         for index, text in enumerate(queue):
             images = prompts.images if index == 0 else []
             runs = session.runs
             answer = await session.prompt(text, images)
             handled = session.last_handled
+            if session.command_failed:
+                return 2  # said as an error notice already
             if handled:
                 # An extension's command or input handler took it; a run it started itself
                 # (send_user_message, say) gives the answer to print.

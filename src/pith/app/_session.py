@@ -47,13 +47,14 @@ from pith.ai import (
     is_retryable_error,
     retry_delay_seconds,
 )
-from pith.app._commands import parse_builtin, run_builtin
+from pith.app._commands import BUILTINS, run_builtin
 from pith.app._compaction import (
     CompactionOutcome,
     check_after_reply,
     check_between_turns,
     compact,
 )
+from pith.app._dispatch import CommandNames, Invocation, classify, refusal, unknown_command
 from pith.app._events import AgentSettled, AutoRetryEnd, AutoRetryStart, SessionEvent
 from pith.app._extension_hooks import tool_hooks
 from pith.app._extension_host import SessionHost
@@ -162,8 +163,13 @@ class AgentSession:
         """Text a command handed back for the user to edit and send (`/fork`'s message); the
         interactive editor takes it."""
         self.last_handled = False
-        """Whether the last `prompt` was taken by an extension (a `/command`, or an `input`
-        handler) instead of going to the model."""
+        """Whether the last `prompt` was taken by a command or an extension's `input` handler
+        instead of going to the model."""
+        self.command_failed = False
+        """Whether the last `prompt` was a built-in command that refused (said as an error)."""
+        self.command_output: Callable[[str, str], None] = self._notify_output
+        """Where a command's report goes, `(command name, text)`: the mode sets it (standard
+        output, a JSON record, the transcript); by default it is a notice."""
         self.runs = 0
         """How many agent runs this session started (a command may start some itself)."""
         self._api_key_override = api_key
@@ -589,20 +595,28 @@ class AgentSession:
         """Handle what the user typed: an extension's `/command`, or a message for the model,
         run until the agent (and any retries) settle.
 
-        Returns the final assistant message, if the model was asked.
+        Returns the final assistant message, if the model was asked. Raises `InputError` for
+        an unknown `/command`, or one this mode cannot run (see `command_refusal`).
         """
-        builtin = parse_builtin(text)
-        if builtin is not None:
-            outcome = await run_builtin(self, *builtin)
-            if outcome.editor_text is not None:
-                self.editor_text = outcome.editor_text
-            self.last_handled = True
-            return None
-        found = self.extensions.find_command(text)
-        if found is not None:
-            await self.extensions.run_command(*found)  # may itself prompt (send_user_message)
-            self.last_handled = True
-            return None
+        self.command_failed = False
+        invocation = self.find_invocation(text)
+        if invocation is not None:
+            problem = self._refusal(invocation)
+            if problem is not None:
+                raise InputError(problem)
+            if invocation.kind == "builtin":
+                outcome = await run_builtin(self, invocation.name, invocation.arguments)
+                if outcome.editor_text is not None:
+                    self.editor_text = outcome.editor_text
+                self.command_failed = outcome.failed
+                self.last_handled = True
+                return None
+            if invocation.kind == "extension":
+                command = self.extensions.commands[invocation.name]
+                # It may itself prompt (send_user_message).
+                await self.extensions.run_command(command, invocation.arguments)
+                self.last_handled = True
+                return None
         images = list(images)
         if self.extensions.has_handlers("input"):
             answer = await self.extensions.emit_input(Input(text, images, source))
@@ -619,6 +633,44 @@ class AgentSession:
         self.next_turn = []
         messages.extend(await self._prepare_run(text, images))
         return await self._run(messages)
+
+    # --- commands ---------------------------------------------------------------------------
+
+    def command_names(self) -> CommandNames:
+        """Every `/name` this session knows, by kind."""
+        return CommandNames(
+            builtin=BUILTINS,
+            extension=self.extensions.commands,
+            template={template.name for template in self.resources.prompt_templates},
+            skill={f"skill:{skill.name}" for skill in self.resources.skills},
+        )
+
+    def find_invocation(self, text: str) -> Invocation | None:
+        """The command `text` invokes (an unknown `/word` included), or None for plain text."""
+        return classify(text, self.command_names())
+
+    def command_refusal(self, text: str) -> str | None:
+        """Why `text` cannot be carried out in this mode (an unknown command, or one that
+        needs the terminal), in one line; None when it can."""
+        invocation = self.find_invocation(text)
+        return None if invocation is None else self._refusal(invocation)
+
+    def _refusal(self, invocation: Invocation) -> str | None:
+        if invocation.kind == "unknown":
+            return unknown_command(invocation.name)
+        if invocation.kind == "builtin":
+            builtin = BUILTINS[invocation.name]
+            return refusal(
+                builtin.name, builtin.needs, invocation.arguments, self.mode, builtin.instead
+            )
+        if invocation.kind == "extension":
+            command = self.extensions.commands[invocation.name]
+            if command.needs_ui:
+                return refusal(command.name, "ui", invocation.arguments, self.mode)
+        return None
+
+    def _notify_output(self, command: str, text: str) -> None:
+        self.ui.notify(text.rstrip("\n"))
 
     def expand(self, text: str) -> str:
         """`/skill:name args` and `/template args` as the model will get them."""

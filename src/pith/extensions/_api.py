@@ -87,15 +87,23 @@ class ExtensionAPI:
         *,
         description: str = "",
         get_argument_completions: Completions | None = None,
+        needs_ui: bool = False,
     ) -> str:
         """Add `/name`; `handler(args, ctx)` runs when the user types it. Returns the name it
-        got: `name:1`, `name:2`, ... when another extension took `name` first."""
+        got: `name:1`, `name:2`, ... when another extension took `name` first. `needs_ui`: the
+        command cannot do without asking (`ctx.ui.select` ...), so print and JSON runs refuse it
+        instead of running it with no one to answer."""
         clean = name.removeprefix("/").strip()
         if not clean or " " in clean:
             raise ValueError(f"command names are one word, got {name!r}")
         final = _unique(clean, set(self._runner.commands))
         self._runner.commands[final] = Command(
-            final, handler, description, get_argument_completions, self._extension.name
+            final,
+            handler,
+            description,
+            get_argument_completions,
+            self._extension.name,
+            needs_ui=needs_ui,
         )
         return final
 

@@ -26,6 +26,8 @@ class Command:
     description: str = ""
     get_argument_completions: Completions | None = None
     extension: str = ""
+    needs_ui: bool = False
+    """It asks questions: refused where no one can answer (print and JSON mode)."""
 
 
 @dataclass

@@ -379,3 +379,21 @@ def test_new_then_resume_goes_back_to_the_first_conversation(tmp_path: Path) -> 
         assert server.problems() == []
     files = list((term.agent / "sessions").rglob("*.jsonl"))
     assert len(files) == 2
+
+
+def test_an_unknown_command_is_refused_and_a_leading_space_sends_it(tmp_path: Path) -> None:
+    script = {"turns": [{"text": "as text then", "expect": ["/frobnicate the widget"]}]}
+    with FakeServer(script) as server, Terminal(tmp_path, server) as term:
+        term.ready()
+        term.enter("/frobnicate the widget")
+        term.wait_for("unknown command /frobnicate;")
+        assert server.requests == []
+        term.enter("/name teapot")
+        term.wait_for("Session named 'teapot'.")
+        term.enter(" /frobnicate the widget")
+        term.wait_for("as text then")
+        assert term.quit() == 0
+        assert server.problems() == []
+        assert len(server.requests) == 1
+        names = [e["name"] for e in term.session_entries() if e["type"] == "session_info"]
+    assert names == ["teapot"]

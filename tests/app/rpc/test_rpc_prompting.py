@@ -4,7 +4,6 @@ follow-ups while a run goes, abort, queues, bad input, and closing."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -227,18 +226,3 @@ def test_unicode_separators_inside_strings_are_not_record_breaks(rpc: Start) -> 
     client.settled()
     assert user_texts(data(client.request("get_messages"))["messages"]) == ["a\u2028b\u2029c"]
     assert server.problems() == []
-
-
-def test_closing_stdin_aborts_the_run_and_keeps_the_session(rpc: Start) -> None:
-    client, _ = rpc({"turns": [slow_text("y" * 400)]})
-    session_file = data(client.request("get_state"))["sessionFile"]
-    client.request("prompt", message="long story")
-    client.event("message_update")
-    assert client.close() == 0
-    assert any(r["type"] == "agent_settled" and r["aborted"] for r in client.records)
-    text = Path(session_file).read_text(encoding="utf-8")
-    lines = [json.loads(line) for line in text.splitlines()]
-    messages = [e["message"] for e in lines if e.get("type") == "message"]
-    assert roles(messages) == ["user", "assistant"]
-    assert messages[-1]["stopReason"] == "aborted"
-    assert "Traceback" not in client.stderr

@@ -34,7 +34,7 @@ class RpcContext:
         prompt's response goes out first."""
         self.compacting = False
         self.closing = False
-        """Standard input closed: no new run starts."""
+        """pith is stopping (a signal, or the client stopped reading): no new run starts."""
         self._queues: tuple[list[str], list[str]] = ([], [])
 
     # --- runs -------------------------------------------------------------------------------
@@ -57,8 +57,13 @@ class RpcContext:
         task.add_done_callback(_report_failure)
         return task
 
+    def running(self) -> list[asyncio.Task[object]]:
+        """The runs and side commands not finished yet."""
+        tasks = (self.run_task, *self.side_tasks)
+        return [task for task in tasks if task is not None and not task.done()]
+
     async def wait_for_runs(self) -> None:
-        tasks = [task for task in (self.run_task, *self.side_tasks) if task is not None]
+        tasks = self.running()
         if tasks:
             await asyncio.wait(tasks)
         await self.session.wait_for_idle()

@@ -22,7 +22,7 @@ from pith.ai import (
     UserMessage,
     to_builtins,
 )
-from pith.app._commands import BUILTIN_COMMANDS, parse_builtin
+from pith.app._commands import BUILTINS
 from pith.app._export import export_store
 from pith.app._navigation import new_session, switch_session
 from pith.app._rpc._context import RpcContext
@@ -72,8 +72,17 @@ QUEUE_MODES: Final[tuple[QueueMode, ...]] = ("one-at-a-time", "all")
 # --- prompting --------------------------------------------------------------------------------
 
 
-def _is_command(ctx: RpcContext, text: str) -> bool:
-    return parse_builtin(text) is not None or ctx.session.extensions.find_command(text) is not None
+def _is_command(ctx: RpcContext, command: Command, text: str) -> bool:
+    """Whether `text` runs a pith or extension command; an unknown `/word`, or a command that
+    needs the terminal, is refused (never sent to the model as text)."""
+    session = ctx.session
+    invocation = session.find_invocation(text)
+    if invocation is None or invocation.kind in ("template", "skill"):
+        return False
+    problem = session.command_refusal(text)
+    if problem is not None:
+        raise ProtocolError(f"{command.type}: {problem}", command=command.type, id=command.id)
+    return True
 
 
 async def prompt(ctx: RpcContext, command: Command) -> object:
@@ -81,7 +90,7 @@ async def prompt(ctx: RpcContext, command: Command) -> object:
     images = user_images(command)
     behavior = optional_choice(command, "streamingBehavior", ("steer", "followUp"))
     session = ctx.session
-    if _is_command(ctx, text):
+    if _is_command(ctx, command, text):
         # A `/command` runs at once, even beside a run; it starts runs of its own if it wants.
         if ctx.busy():
             ctx.start_side(session.prompt(text, images, source="rpc"))
@@ -143,7 +152,7 @@ async def follow_up(ctx: RpcContext, command: Command) -> object:
 def _queued(ctx: RpcContext, command: Command, behavior: str) -> object:
     text = require_str(command, "message")
     images = user_images(command)
-    if _is_command(ctx, text):
+    if _is_command(ctx, command, text):
         raise ProtocolError(
             f"{command.type}: {text.split(' ', 1)[0]} is a command; send it with prompt",
             command=command.type,
@@ -434,8 +443,9 @@ async def set_session_name(ctx: RpcContext, command: Command) -> object:
 async def get_commands(ctx: RpcContext, command: Command) -> object:
     session = ctx.session
     listed: list[dict[str, object]] = [
-        {"name": name, "description": text, "source": "builtin"}
-        for name, text in BUILTIN_COMMANDS.items()
+        {"name": builtin.name, "description": builtin.description, "source": "builtin"}
+        for builtin in BUILTINS.values()
+        if builtin.needs != "terminal"  # refused here: not offered
     ]
     runner = session.extensions
     origins = {extension.name: extension for extension in runner.extensions}

@@ -3,8 +3,13 @@ as JSON lines on standard output, until standard input closes.
 
 Standard output carries the protocol only: while RPC mode runs, `print` goes to standard error.
 Each command is carried out in order (`IMMEDIATE` ones at once); a prompt answers as soon as its
-run starts and the run goes on in the background. Closing standard input (or SIGTERM, SIGINT,
-SIGHUP) aborts what runs, answers the commands already read, and closes the session.
+run starts and the run goes on in the background. A command that arrived before an earlier
+prompt was answered (a script that pipes its commands in without reading the responses) waits
+until that prompt's run has finished, as it would have had someone typed it after the reply.
+
+The end of standard input means "no more commands": every command read is carried out, the runs
+finish, and the session closes. SIGTERM, SIGINT and SIGHUP (or a client that stopped reading)
+abort what runs instead, answer the commands not carried out yet with an error, and close.
 """
 
 from __future__ import annotations
@@ -46,7 +51,11 @@ class RpcConnection:
     def __init__(self, out: BinaryIO) -> None:
         self._out = out
         self._broken = False
-        self._lines: asyncio.Queue[bytes | None] | None = None
+        self._lines: asyncio.Queue[list[bytes] | None] | None = None
+        self._stopped = asyncio.Event()
+        """A signal came, or the client stopped reading: abort, do not finish."""
+        self._unanswered = 0
+        """Prompts read whose response is not written yet."""
         self.ui = RpcUI(self.write)
         """The extensions' UI: build the session with it."""
 
@@ -71,6 +80,7 @@ class RpcConnection:
             self._stop()
 
     def _stop(self) -> None:
+        self._stopped.set()
         if self._lines is not None:
             self._lines.put_nowait(None)
 
@@ -79,7 +89,7 @@ class RpcConnection:
     async def serve(self, session: AgentSession, stdin_fd: int | None = None) -> int:
         """Answer commands until standard input closes; the exit code (0)."""
         loop = asyncio.get_running_loop()
-        lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        lines: asyncio.Queue[list[bytes] | None] = asyncio.Queue()
         self._lines = lines
         ctx = RpcContext(session, self.write, self.ui)
         unsubscribe = session.subscribe(ctx.on_event)
@@ -91,17 +101,41 @@ class RpcConnection:
         try:
             await session.start()
             reader.start()
-            while (line := await lines.get()) is not None:
-                task = self._dispatch(ctx, line, order)
-                if task is not None:
-                    commands.add(task)
-                    task.add_done_callback(commands.discard)
+            while (batch := await lines.get()) is not None:
+                # One read's lines are dispatched together: whether a command came before an
+                # earlier prompt's response depends on what was sent, not on scheduling.
+                for line in batch:
+                    task = self._dispatch(ctx, line, order)
+                    if task is not None:
+                        commands.add(task)
+                        task.add_done_callback(commands.discard)
+            if not self._stopped.is_set():
+                await self._finish(ctx, commands)
         finally:
             for signum in installed:
                 loop.remove_signal_handler(signum)
             await self._close(ctx, commands)
             unsubscribe()
         return 0
+
+    async def _finish(self, ctx: RpcContext, commands: set[asyncio.Task[None]]) -> None:
+        """End of input: carry out every command read and let the runs end (unless a signal
+        comes first). Nobody is left to answer an extension's question."""
+        self.ui.close()
+
+        async def drain() -> None:
+            while pending := [*commands, *ctx.running()]:
+                await asyncio.wait(pending)
+            await ctx.session.wait_for_idle()
+
+        drained = asyncio.create_task(drain())
+        stopped = asyncio.create_task(self._stopped.wait())
+        try:
+            await asyncio.wait({drained, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (drained, stopped):
+                task.cancel()
+            await asyncio.wait({drained, stopped})
 
     def _dispatch(
         self, ctx: RpcContext, line: bytes, order: asyncio.Lock
@@ -121,18 +155,26 @@ class RpcConnection:
                     file=sys.stderr,
                 )
             return None
-        return asyncio.create_task(self._carry_out(ctx, record, order))
+        behind = self._unanswered > 0 and record.type not in IMMEDIATE
+        if record.type == "prompt":
+            self._unanswered += 1
+        return asyncio.create_task(self._carry_out(ctx, record, order, behind=behind))
 
-    async def _carry_out(self, ctx: RpcContext, command: Command, order: asyncio.Lock) -> None:
+    async def _carry_out(
+        self, ctx: RpcContext, command: Command, order: asyncio.Lock, *, behind: bool
+    ) -> None:
         handler = HANDLERS[command.type]
         try:
             if command.type in IMMEDIATE:
                 data = await handler(ctx, command)
             else:
                 async with order:
+                    if behind and not ctx.closing:
+                        await ctx.wait_for_runs()  # sent without waiting for the reply
                     if ctx.closing:
                         raise ProtocolError(
-                            f"{command.type}: not carried out, standard input closed",
+                            f"{command.type}: not carried out, pith is stopping "
+                            "(a signal, or standard output closed)",
                             command=command.type,
                         )
                     data = await handler(ctx, command)
@@ -145,17 +187,19 @@ class RpcConnection:
         else:
             if data is not SENT:
                 self.write(success(command.id, command.type, data))
+        finally:
+            if command.type == "prompt":
+                self._unanswered -= 1
 
     async def _close(self, ctx: RpcContext, commands: set[asyncio.Task[None]]) -> None:
-        """Abort what runs, let the commands already read answer, close the session."""
+        """Abort what still runs, let the commands not carried out answer, close the session."""
         ctx.closing = True
         self.ui.close()
         session = ctx.session
         session.abort()
         await _within(list(commands), SHUTDOWN_GRACE_SECONDS)
         session.abort()
-        runs = [task for task in (ctx.run_task, *ctx.side_tasks) if task is not None]
-        await _within(runs, SHUTDOWN_GRACE_SECONDS)
+        await _within(ctx.running(), SHUTDOWN_GRACE_SECONDS)
         await session.shutdown()
 
 
@@ -180,14 +224,15 @@ def _install_signals(loop: asyncio.AbstractEventLoop, stop: object) -> list[int]
 
 
 def _read_lines(
-    fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[bytes | None]
+    fd: int, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[list[bytes] | None]
 ) -> None:
-    """The reader thread: raw reads (no buffered-stdin lock to hold at exit), split on LF."""
+    """The reader thread: raw reads (no buffered-stdin lock to hold at exit), split on LF; the
+    lines of one read are handed over together."""
     splitter = LineSplitter()
 
-    def hand_over(line: bytes | None) -> bool:
+    def hand_over(batch: list[bytes] | None) -> bool:
         try:
-            loop.call_soon_threadsafe(lines.put_nowait, line)
+            loop.call_soon_threadsafe(lines.put_nowait, batch)
         except RuntimeError:  # the loop has closed: nobody is listening any more
             return False
         return True
@@ -199,9 +244,10 @@ def _read_lines(
             chunk = b""
         if not chunk:
             break
-        for line in splitter.feed(chunk):
-            if not hand_over(line):
-                return
-    for line in splitter.finish():
-        hand_over(line)
+        lines_read = splitter.feed(chunk)
+        if lines_read and not hand_over(lines_read):
+            return
+    rest = splitter.finish()
+    if rest:
+        hand_over(rest)
     hand_over(None)

@@ -55,7 +55,8 @@ from rich.text import Text
 
 from pith.agent import MessageEnd
 from pith.ai import AssistantMessage
-from pith.app._commands import BUILTIN_COMMANDS, parse_builtin
+from pith.app._commands import BUILTINS
+from pith.app._dispatch import split_command
 from pith.app._events import AgentSettled, CompactionEnd, SessionEvent
 from pith.app.interactive._complete import CommandInfo, EditorCompleter
 from pith.app.interactive._dialog import Question
@@ -132,6 +133,7 @@ class InteractiveApp:
         from pith.app.interactive._commands import interactive_commands
 
         self.commands: dict[str, InteractiveCommand] = interactive_commands()
+        session.command_output = lambda command, text: self.print(text)
         self.editor = Buffer(
             multiline=True,
             history=history or _history(agent_dir),
@@ -287,11 +289,11 @@ class InteractiveApp:
         return word.startswith("@")
 
     def _command_infos(self) -> list[CommandInfo]:
-        infos = [CommandInfo(name, text) for name, text in BUILTIN_COMMANDS.items()]
-        infos += [
-            CommandInfo(name, cmd.description, functools.partial(cmd.complete, self))
-            for name, cmd in self.commands.items()
-        ]
+        infos = []
+        for name, builtin in BUILTINS.items():
+            terminal = self.commands.get(name)
+            complete = functools.partial(terminal.complete, self) if terminal else None
+            infos.append(CommandInfo(name, builtin.description, complete))
         for name, command in self.session.extensions.commands.items():
             infos.append(CommandInfo(name, command.description, command.get_argument_completions))
         for template in self.session.resources.prompt_templates:
@@ -433,17 +435,16 @@ class InteractiveApp:
         if stripped.startswith("!"):
             self._spawn(self._bash(stripped))
             return
-        name, _, arguments = (
-            stripped[1:].partition(" ") if stripped.startswith("/") else ("", "", "")
-        )
-        command = self.commands.get(name) if name else None
-        if command is not None:
-            self._spawn(self._command(command, arguments.strip()), main=not command.concurrent)
+        if text[0].isspace() and stripped.startswith("/"):
+            stripped = " " + stripped  # a leading space: the text as it is, never a command
+        parts = split_command(stripped)
+        command = self.commands.get(parts[0]) if parts else None
+        if command is not None and parts is not None:
+            self._spawn(self._command(command, parts[1]), main=not command.concurrent)
             return
         if self.session.agent.is_running:
-            is_command = parse_builtin(stripped) is not None or (
-                self.session.extensions.find_command(stripped) is not None
-            )
+            invocation = self.session.find_invocation(stripped)
+            is_command = invocation is not None and invocation.kind not in ("template", "skill")
             if not is_command:
                 self._spawn(
                     self.session.send_user_message(stripped, "follow_up" if follow_up else "steer")

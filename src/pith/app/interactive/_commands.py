@@ -1,6 +1,7 @@
-"""Commands of the interactive mode: `/tree`, `/resume`, `/new`, `/name`, `/model`,
-`/thinking`, `/context`, `/settings`, `/help`, `/quit` (pith's own `/compact`, `/fork`,
-`/clone`, `/export` and the extensions' commands go through the session as in every mode)."""
+"""The terminal forms of pith's commands: pickers and dialogs for `/tree`, `/resume`,
+`/model`, `/thinking`, `/settings`, the clipboard for `/copy`, `/help` with its keys, `/quit`.
+The other built-ins (`/name`, `/session`, `/context`, `/compact`, ...) and the extensions'
+commands go through the session, as in every mode; `pith.app._commands` lists them all."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import TYPE_CHECKING, get_args
 from rich.text import Text
 
 from pith.ai import ThinkingLevel
-from pith.app._commands import BUILTIN_COMMANDS
-from pith.app._navigation import new_session, switch_session
+from pith.app._command_reports import command_list
+from pith.app._commands import BUILTINS, run_builtin
+from pith.app._navigation import switch_session
 from pith.app.interactive._tree import tree_rows
 from pith.errors import InputError
 
@@ -28,12 +30,15 @@ _LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
 @dataclass(frozen=True)
 class InteractiveCommand:
     name: str
-    description: str
     handler: Handler
     arguments: Sequence[str] | Callable[[InteractiveApp], Sequence[str]] = ()
     """What Tab offers after the name: fixed words, or words computed for the session."""
     concurrent: bool = False
     """Runs beside a run in progress (it only reads, or only shows)."""
+
+    @property
+    def description(self) -> str:
+        return BUILTINS[self.name].description
 
     async def run(self, app: InteractiveApp, arguments: str) -> None:
         await self.handler(app, arguments)
@@ -137,47 +142,19 @@ async def _resume(app: InteractiveApp, arguments: str) -> None:
         app.transcript.notice("An extension kept you in this session.", "warning")
 
 
-async def _new(app: InteractiveApp, arguments: str) -> None:
-    if await new_session(app.session):
-        app.transcript.notice("A new session: the conversation starts over.")
-    else:
-        app.transcript.notice("An extension kept you in this session.", "warning")
-
-
-async def _name(app: InteractiveApp, arguments: str) -> None:
-    store = app.session.store
-    if not arguments:
-        app.transcript.notice(
-            f"This session is called {store.name!r}."
-            if store.name
-            else "This session has no name: /name <name> gives it one."
-        )
-        return
-    store.append_session_info(arguments)
-    app.transcript.notice(f"Session named {arguments!r}.")
-
-
 async def _model(app: InteractiveApp, arguments: str) -> None:
     session = app.session
-    registry = session.registry
     if arguments:
-        choice = registry.find(arguments)
-        model, level = choice.model, choice.thinking
-    else:
-        models = sorted(registry.available(), key=lambda m: m.key)
-        if not models:
-            raise InputError("no model has credentials: see docs/providers.md")
-        keys = [m.key for m in models]
-        current = keys.index(session.model.key) if session.model.key in keys else 0
-        picked = await app.ask("Which model?", keys, initial=current)
-        if not isinstance(picked, int):
-            return
-        model, level = models[picked], None
-    if not await session.set_model(model):
-        raise InputError(f"no API key for {model.key}: set it in models.json or the environment")
-    if level is not None:
-        session.set_thinking_level(level)
-    app.transcript.notice(f"Model: {model.key}")
+        await run_builtin(session, "model", arguments)
+        return
+    models = sorted(session.registry.available(), key=lambda m: m.key)
+    if not models:
+        raise InputError("no model has credentials: see docs/providers.md")
+    keys = [m.key for m in models]
+    current = keys.index(session.model.key) if session.model.key in keys else 0
+    picked = await app.ask("Which model?", keys, initial=current)
+    if isinstance(picked, int):
+        await run_builtin(session, "model", keys[picked])
 
 
 async def _thinking(app: InteractiveApp, arguments: str) -> None:
@@ -189,30 +166,7 @@ async def _thinking(app: InteractiveApp, arguments: str) -> None:
         if not isinstance(picked, int):
             return
         level = _LEVELS[picked]
-    if level not in _LEVELS:
-        raise InputError(f"/thinking: {level!r} is not one of {', '.join(_LEVELS)}")
-    session.set_thinking_level(level)  # type: ignore[arg-type]
-    app.transcript.notice(f"Thinking: {level}")
-
-
-async def _context(app: InteractiveApp, arguments: str) -> None:
-    from pith.app._compaction import compaction_rules
-    from pith.app._context_report import build_report, render_report
-
-    session = app.session
-    history = list(session.agent.messages)
-    context = await session.agent.next_context()
-    report = build_report(
-        session.model,
-        session.store,
-        context,
-        str(session.store.path or "(not saved)"),
-        session.prompt_sections(),
-        [f"/{template.name}" for template in session.resources.prompt_templates],
-        compaction_rules(session),
-        history,
-    )
-    app.print(render_report(report) + "\n")
+    await run_builtin(session, "thinking", level)
 
 
 async def _settings(app: InteractiveApp, arguments: str) -> None:
@@ -223,13 +177,7 @@ async def _settings(app: InteractiveApp, arguments: str) -> None:
 
 async def _help(app: InteractiveApp, arguments: str) -> None:
     lines = Text()
-    entries = [(f"/{name}", text) for name, text in BUILTIN_COMMANDS.items()]
-    entries += [(f"/{c.name}", c.description) for c in app.commands.values()]
-    entries += [
-        (f"/{name}", command.description or f"({command.extension})")
-        for name, command in app.session.extensions.commands.items()
-    ]
-    entries += [(f"/{t.name}", "prompt template") for t in app.session.resources.prompt_templates]
+    entries = command_list(app.session)
     width = max(len(name) for name, _ in entries) + 2
     for name, text in sorted(entries):
         lines.append(name.ljust(width), style="bold")
@@ -259,55 +207,20 @@ async def _copy(app: InteractiveApp, arguments: str) -> None:
     )
 
 
-async def _session(app: InteractiveApp, arguments: str) -> None:
-    from pith.ai import AssistantMessage, UserMessage
-    from pith.app.interactive._footer import format_tokens, session_cost
-    from pith.session import MessageEntry
-
-    store = app.session.store
-    entries = list(store.entries)
-    messages = [e.message for e in entries if isinstance(e, MessageEntry)]
-    replies = [m for m in messages if isinstance(m, AssistantMessage)]
-    tokens_in = sum(m.usage.input + m.usage.cache_read + m.usage.cache_write for m in replies)
-    tokens_out = sum(m.usage.output for m in replies)
-    lines = [
-        f"file      {store.path or '(not saved: --no-session)'}",
-        f"id        {store.id}",
-        f"name      {store.name or '(none; /name gives one)'}",
-        f"entries   {len(entries)} ({len(app.session.messages)} messages on this branch)",
-        f"messages  {sum(isinstance(m, UserMessage) for m in messages)} yours, "
-        f"{len(replies)} replies, "
-        f"{sum(getattr(m, 'role', '') == 'toolResult' for m in messages)} tool results",
-        f"tokens    {format_tokens(tokens_in)} in / {format_tokens(tokens_out)} out",
-        f"cost      ${session_cost(entries):.4f}",
-    ]
-    app.print("\n".join(lines) + "\n")
-
-
 async def _quit(app: InteractiveApp, arguments: str) -> None:
     app.quit()
 
 
 def interactive_commands() -> dict[str, InteractiveCommand]:
     commands = [
-        InteractiveCommand("tree", "move to another point of this session's tree", _tree),
-        InteractiveCommand("resume", "continue another session of this folder", _resume),
-        InteractiveCommand("new", "start a new session", _new),
-        InteractiveCommand("name", "name this session (/name <name>)", _name),
-        InteractiveCommand(
-            "model", "choose the model (/model [provider/id])", _model, arguments=_model_keys
-        ),
-        InteractiveCommand("thinking", "choose the thinking level", _thinking, arguments=_LEVELS),
-        InteractiveCommand(
-            "context", "what the next request would send, with sizes", _context, concurrent=True
-        ),
-        InteractiveCommand("settings", "change pith's settings", _settings),
-        InteractiveCommand("copy", "copy the last answer to the clipboard", _copy, concurrent=True),
-        InteractiveCommand(
-            "session", "this session's file, size, tokens and cost", _session, concurrent=True
-        ),
-        InteractiveCommand("help", "commands and keys", _help, concurrent=True),
-        InteractiveCommand("quit", "leave pith (the session is saved)", _quit, concurrent=True),
-        InteractiveCommand("exit", "leave pith (the session is saved)", _quit, concurrent=True),
+        InteractiveCommand("tree", _tree),
+        InteractiveCommand("resume", _resume),
+        InteractiveCommand("model", _model, arguments=_model_keys),
+        InteractiveCommand("thinking", _thinking, arguments=_LEVELS),
+        InteractiveCommand("settings", _settings),
+        InteractiveCommand("copy", _copy, concurrent=True),
+        InteractiveCommand("help", _help, concurrent=True),
+        InteractiveCommand("quit", _quit, concurrent=True),
+        InteractiveCommand("exit", _quit, concurrent=True),
     ]
     return {command.name: command for command in commands}

@@ -76,6 +76,7 @@ async def run_plain(session: AgentSession, first: str | None, rest: Sequence[str
         write=_write, painter=Painter(80, color=False, keys=False), cwd=session.cwd
     )
     unsubscribe = session.subscribe(transcript.handle)
+    session.command_output = lambda command, text: _write(text)
     loop = asyncio.get_running_loop()
     installed = False
     try:
