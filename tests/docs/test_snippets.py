@@ -37,6 +37,7 @@ def test_the_docs_with_shell_examples_have_runnable_snippets() -> None:
             "extensions",
             "guard",
             "permissions",
+            "providers",
             "pruning",
             "resources",
             "sessions",
