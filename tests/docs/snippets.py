@@ -14,7 +14,7 @@ Options, in any order (quoted with shell rules):
   is the last line's); otherwise the snippet runs with `bash -e`.
 - `fixture NAME`: extra setup before the snippet runs (see `FIXTURES`).
 - `save NAME`: write the doc's code block just before this one to NAME in the project first
-  (a doc that says "save this as hello.py").
+  (a doc that says "save this as hello.py"); the doc's later snippets have the file too.
 
 Each snippet runs in a fresh project (`~/project`, a git repository with the files the docs use)
 under a temporary home whose agent dir (`~/.pith/agent`) points pith at a fake model server,
@@ -24,6 +24,7 @@ with the virtualenv's `bin` first on PATH and `.venv` linked into the project, s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -110,6 +111,7 @@ def parse_snippets(text: str, doc: str) -> list[Snippet]:
     blocks = _code_blocks(lines)
     inside = {n for b in blocks for n in range(b.start, b.end + 1)}
     snippets: list[Snippet] = []
+    saved: dict[str, str] = {}
     for number, line in enumerate(lines, start=1):
         marker = _MARKER.match(line.strip())
         if marker is None or number in inside:
@@ -119,7 +121,10 @@ def parse_snippets(text: str, doc: str) -> list[Snippet]:
         if block is None or block.lang not in _SHELLS:
             raise SnippetError(f"{where}: a runnable marker must stand right before a ```sh fence")
         earlier = [b for b in blocks if b.end < number]
-        snippets.append(_snippet(where, doc, block, marker.group("options") or "", earlier))
+        snippet = _snippet(where, doc, block, marker.group("options") or "", earlier)
+        # A file the doc asked to save stays for its later snippets, as for a reader.
+        saved = {**saved, **snippet.saves}
+        snippets.append(dataclasses.replace(snippet, saves=saved))
     return snippets
 
 

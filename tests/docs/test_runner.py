@@ -46,6 +46,7 @@ def test_markers_are_read_with_their_options_and_unmarked_blocks_are_left_out() 
     assert first.saves == {"hello.py": 'print("saved")\n'}
     assert second.id == "page.md:17"
     assert (second.code, second.expect, second.exit) == ("pith --version\n", (), 0)
+    assert second.saves == first.saves  # saved for the rest of the page
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Every shell snippet marked runnable in README.md and docs/*.md runs as its doc says.
+"""Every shell snippet marked runnable in README.md, docs/*.md and examples/extensions/README.md
+runs as its doc says.
 
 Mark a snippet with `<!-- runnable -->` on the line before its fence (options in
 `tests/docs/snippets.py`); it then runs here against the fake model server, so a doc that no
@@ -13,7 +14,11 @@ import pytest
 
 from tests.docs.snippets import REPO, Snippet, check, find_snippets, run_snippet
 
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = [
+    REPO / "README.md",
+    *sorted((REPO / "docs").glob("*.md")),
+    REPO / "examples" / "extensions" / "README.md",
+]
 SNIPPETS = find_snippets(DOCS)
 
 
@@ -29,7 +34,7 @@ def test_snippet_runs_as_documented(snippet: Snippet, tmp_path: Path) -> None:
 
 def test_the_docs_with_shell_examples_have_runnable_snippets() -> None:
     marked = {snippet.doc for snippet in SNIPPETS}
-    expected = {"README.md"} | {
+    expected = {"README.md", "examples/extensions/README.md"} | {
         f"docs/{name}.md"
         for name in (
             "compaction",
