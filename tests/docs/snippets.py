@@ -59,7 +59,8 @@ REPLIES = 60
 _MARKER = re.compile(r"^<!--\s*runnable\s*(?::(?P<options>.*?))?\s*-->\s*$")
 _FENCE = re.compile(r"^(?P<ticks>```+)\s*(?P<lang>[\w+-]*)")
 _SHELLS = frozenset({"sh", "bash", "shell"})
-_SESSION_ID = re.compile(r"\b01[0-9a-f]{6}\b")
+_SESSION_ID = re.compile(r"\b01[0-9a-f]{6}(?:-[0-9a-f]{1,12})*\b")
+"""A session id or id prefix in a doc (ids are UUIDv7: `01a22900`, `01a22900-7c3f`, ...)."""
 
 
 class SnippetError(Exception):
@@ -312,8 +313,8 @@ def _sessions(snippet: Snippet, project: Path, env: Mapping[str, str]) -> None:
     """One earlier session in the project for each session id the snippet names (`01a22900`),
     so `--session 01a22900` and `pith export 01a22a02` find one."""
     for prefix in dict.fromkeys(_SESSION_ID.findall(snippet.code)):
-        full = (prefix + "0" * 32)[:32]
-        session_id = f"{full[:8]}-{full[8:12]}-7{full[13:16]}-8{full[17:20]}-{full[20:32]}"
+        full = (prefix.replace("-", "") + "0" * 32)[:32]
+        session_id = f"{full[:8]}-{full[8:12]}-{full[12:16]}-{full[16:20]}-{full[20:]}"
         args = ["-p", "--session-id", session_id, f"an earlier session ({prefix})"]
         _pith(args, project, env, "sessions")
 

@@ -112,12 +112,13 @@ def test_a_snippet_runs_pith_in_a_project_against_the_fake_model(tmp_path: Path)
 
 
 def test_the_sessions_fixture_makes_each_session_the_snippet_names(tmp_path: Path) -> None:
-    code = "pith sessions\npith -p --session 01a22900 'more'\n"
+    code = "pith sessions\npith -p --session 01a22900 'more'\npith export 01a22a02-7c3f\n"
     snippet = only(f"<!-- runnable: fixture sessions -->\n```sh\n{code}```\n")
     outcome = run_snippet(snippet, tmp_path)
     assert check(snippet, outcome) == [], outcome.output
     assert "01a22900" in outcome.output
     assert "an earlier session (01a22900)" in outcome.output
+    assert "pith-session-01a22a02-7c3f-" in outcome.output
 
 
 def test_a_saved_block_is_in_the_project(tmp_path: Path) -> None:
