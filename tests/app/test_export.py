@@ -138,6 +138,14 @@ def test_default_output_is_named_after_the_session_in_the_given_directory(
     assert into_dir == written
 
 
+def test_an_output_ending_in_a_slash_is_a_folder_made_when_missing(tmp_path: Path) -> None:
+    session = rich_session(tmp_path / "sessions")
+    session_id = session.stem.split("_", 1)[1]
+    written = export_html(session, "exports/", cwd=tmp_path)
+    assert written == (tmp_path / "exports" / f"pith-session-{session_id}.html").resolve()
+    assert written.read_text().startswith("<!DOCTYPE html>")
+
+
 def test_an_unsaved_session_exports_from_memory_with_its_leaf(tmp_path: Path) -> None:
     store = SessionStore.create(str(tmp_path), None)
     first = store.append_message(user("kept in memory"))

@@ -146,6 +146,40 @@ def test_json_mode_ends_the_thinking_block_before_the_text_starts(
     assert blocks == ["thinking_start", "thinking_end", "text_start", "text_end"], kinds
 
 
+@pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
+def test_json_mode_ends_the_text_block_before_a_tool_call_starts(
+    tmp_path: Path, work: Path, api: str
+) -> None:
+    script = {
+        "turns": [
+            {
+                "thinking": "Look first.",
+                "text": "Reading it.",
+                "tool_calls": [{"name": "read", "arguments": {"path": "hello.txt"}}],
+            },
+            {"text": "Done."},
+        ]
+    }
+    with FakeServer(script) as server:
+        agent = setup_agent_dir(tmp_path, server, api=api)
+        result = run_pith(tmp_path, agent, "--mode", "json", "read it")
+    assert result.returncode == 0, result.stderr
+    updates = [
+        event["assistantMessageEvent"]["type"]
+        for event in map(json.loads, result.stdout.splitlines())
+        if event["type"] == "message_update"
+    ]
+    blocks = [kind for kind in updates if kind.endswith(("_start", "_end"))]
+    assert blocks[:6] == [
+        "thinking_start",
+        "thinking_end",
+        "text_start",
+        "text_end",
+        "toolcall_start",
+        "toolcall_end",
+    ], updates
+
+
 def test_a_rate_limit_is_retried_and_then_succeeds(tmp_path: Path, work: Path) -> None:
     script = {
         "turns": [

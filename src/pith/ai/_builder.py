@@ -68,7 +68,7 @@ class MessageBuilder:
     def _close(self, block: TextContent | ThinkingContent | None) -> list[StreamEvent]:
         """End `block` when it is open: a new kind of block starting ends the one before, so
         the events of one block never interleave with another's (thinking ends before the
-        reply's text starts)."""
+        reply's text starts, text before a tool call)."""
         if block is None:
             return []
         return self.end_block(self._index(block))
@@ -118,12 +118,15 @@ class MessageBuilder:
         return [ThinkingStart(index, self.message), ThinkingEnd(index, "", self.message)]
 
     def tool_call_start(self, call_id: str, name: str) -> tuple[int, list[StreamEvent]]:
+        # Text and thinking before a tool call end first (OpenAI-compatible streams leave them
+        # open); tool calls stay open side by side, as their arguments may still arrive.
+        events = self._close(self._thinking) + self._close(self._text)
         block = ToolCall(id=call_id, name=name, arguments={})
         self.message.content.append(block)
         index = len(self.message.content) - 1
         self._tool_args[index] = ""
         self._open.append(index)
-        return index, [ToolCallStart(index, call_id, name, self.message)]
+        return index, [*events, ToolCallStart(index, call_id, name, self.message)]
 
     def tool_call(self, index: int) -> ToolCall:
         block = self.message.content[index]

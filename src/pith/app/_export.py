@@ -83,6 +83,16 @@ def export_store(
         target = default_export_path(store.id, base)
     else:
         target = base / Path(out_path).expanduser()
+        if os.fspath(out_path).endswith(("/", os.sep)):
+            # `-o exports/` names a folder, even one that does not exist yet (Path drops the
+            # slash, which would write a file called `exports`).
+            try:
+                target.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise ExportError(
+                    f"cannot make the folder {target}: {error.strerror or error}; "
+                    "give another output folder"
+                ) from None
         if target.is_dir():
             target = default_export_path(store.id, target)
     if source is None:

@@ -28,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-o",
         "--output",
-        help="the HTML file to write (or a folder); default: ./pith-session-<id>.html",
+        help="the HTML file to write, or a folder (DIR/ is made when missing); "
+        "default: ./pith-session-<id>.html",
     )
     parser.add_argument("--session-dir", help="where to look for session ids")
     return parser
