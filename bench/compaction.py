@@ -10,8 +10,8 @@ summary, a compaction near the end).
 
 Timed, best of several runs, on the active branch: `find_cut_point` (keepRecentTokens 20 000)
 and `prepare_compaction` against Pi's `findCutPoint` and `prepareCompaction` on the same file
-in the same run (the oracle's pinned Node and package, ../shared/oracle/pi). Target: ratio at
-most 1.0.
+in the same run (Pi 1.6 and its Node from the folder `PITH_PI_ORACLE` names, see
+tests/conformance/README.md). Target: ratio at most 1.0.
 
 The between-turn threshold check: Pi re-projects the path and re-estimates it before every
 model call (`buildSessionProjection` + `estimateProjectedContextTokens` + `shouldCompact`), so

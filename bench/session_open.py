@@ -7,8 +7,9 @@ messages calling tools, tool results from a few hundred bytes to 100 KB, model a
 changes, three abandoned branches, one with a summary, and a compaction near the end; the
 content is the same on every run, only ids and timestamps differ). Timed, best of several runs:
 `SessionStore.open` and `store.projection()`. Baseline: Pi's `SessionManager.open(file)` and
-`buildSessionContext()` timed inside Node in the same run (the oracle's pinned Node and
-package, see ../shared/oracle/pi), on a copy of the file. Target: pith at most 0.7x Pi.
+`buildSessionContext()` timed inside Node in the same run (Pi 1.6 and its Node from the folder
+`PITH_PI_ORACLE` names, see tests/conformance/README.md), on a copy of the file. Target: pith
+at most 0.7x Pi.
 
 Appending must not depend on the session's size: 1000 appends to the 50 MB session against
 1000 appends to a fresh one (ratio close to 1).

@@ -2,9 +2,9 @@
 
     python bench/truncate.py
 
-Pi's figure comes from its own `truncateTail` / `truncateHead` timed inside Node (the oracle's
-pinned Node and package, see ../shared/oracle/pi), on the same generated text. Target: pith at
-most 0.5x Pi's time from 10 MB up.
+Pi's figure comes from its own `truncateTail` / `truncateHead` timed inside Node (Pi 1.6 and its
+Node from the folder `PITH_PI_ORACLE` names, see tests/conformance/README.md), on the same
+generated text. Target: pith at most 0.5x Pi's time from 10 MB up.
 
 Status (CPython 3.11): not met. Both functions report the input's total lines and UTF-8 bytes,
 so each reads the whole string twice in C: `str.count("\n")` (~2.5 GB/s) and a UTF-8 length

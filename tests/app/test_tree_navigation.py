@@ -1,4 +1,4 @@
-"""Moving in the session tree with a summary of the branch left behind (pi-core §4.3-4.4):
+"""Moving in the session tree with a summary of the branch left behind (docs/compaction.md):
 where the leaf lands, what the summarizer reads, what is recorded, and what the extensions
 may change."""
 

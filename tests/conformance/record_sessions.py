@@ -1,7 +1,7 @@
 """Record how Pi 1.6 opens session files: `.venv/bin/python tests/conformance/record_sessions.py`.
 
-Needs the oracle installed (see ../shared/oracle/pi/README.md): set PI_ORACLE_DIR to its
-writable copy (default /tmp/pi-oracle). Writes tests/conformance/sessions/: the session files
+Needs Pi 1.6 and the oracle harness in the folder that `PITH_PI_ORACLE` names
+(tests/conformance/README.md). Writes tests/conformance/sessions/: the session files
 and golden.json, which holds, for every file, Pi's `sessionOpen` result (session id and name,
 entry ids, tree with labels, whether Pi rewrote the file) and, for several leaves, the branch,
 the context entry ids and the projected context (messages, thinking level, model). The tests
@@ -44,10 +44,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from oracle_location import oracle_dir
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 OUT = HERE / "sessions"
-ORACLE_DIR = Path(os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+ORACLE_DIR = oracle_dir("run_e2e.py", "fake_llm.py")
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ORACLE_DIR))
 

@@ -1,7 +1,7 @@
 """Record Pi's built-in tool results as golden data: `python tests/conformance/record_tools.py`.
 
-Needs the oracle installed (see ../shared/oracle/pi/README.md): set PI_ORACLE_DIR to its
-writable copy (default /tmp/pi-oracle). Each call in tool_fixtures.CASES runs through Pi's
+Needs Pi 1.6 and the oracle harness in the folder that `PITH_PI_ORACLE` names
+(tests/conformance/README.md). Each call in tool_fixtures.CASES runs through Pi's
 `runTool` (argument preparation, schema validation, execute, thrown errors as isError results)
 in a freshly built fixture directory. Writes tests/conformance/tools.json; the tests read only
 that file and never need Node. An optional argument writes elsewhere (to check that two
@@ -17,9 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from oracle_location import oracle_dir
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
-sys.path.insert(0, os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+sys.path.insert(0, str(oracle_dir()))
 
 from pi_oracle import PiOracle  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Record Pi's truncation results as golden data: `python tests/conformance/record_truncation.py`.
 
-Needs the oracle installed (see ../shared/oracle/pi/README.md): set PI_ORACLE_DIR to its
-writable copy (default /tmp/pi-oracle). Writes tests/conformance/truncation.json; the tests
+Needs Pi 1.6 and the oracle harness in the folder that `PITH_PI_ORACLE` names
+(tests/conformance/README.md). Writes tests/conformance/truncation.json; the tests
 read only that file and never need Node.
 """
 
@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import sys
 from pathlib import Path
 
+from oracle_location import oracle_dir
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, os.environ.get("PI_ORACLE_DIR", "/tmp/pi-oracle"))
+sys.path.insert(0, str(oracle_dir()))
 
 from pi_oracle import PiOracle  # noqa: E402
 

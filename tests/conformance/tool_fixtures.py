@@ -1,6 +1,6 @@
 """Fixture workspaces and tool calls shared by record_tools.py and test_tools_conformance.py.
 
-Every fixture is built from the spec below, byte for byte, so the tests can rebuild it in a
+Every fixture is built from the definitions below, byte for byte, so the tests can rebuild it in a
 temporary directory without Node. Big inputs are generated here rather than stored in the JSON.
 Stored results use `<ROOT>` for the fixture directory and `<BASH_LOG>` for bash's full-output
 file; strings longer than `LONG_STRING` are replaced by a hash with their head and tail.

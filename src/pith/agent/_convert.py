@@ -1,4 +1,4 @@
-"""Agent messages to what a provider understands (spec: pi-core §1.7, `convertToLlm`).
+"""Agent messages to what a provider understands (as Pi's `convertToLlm` does).
 
 The coding-agent roles become user messages with fixed wrapper texts, exactly as Pi sends them,
 so a session continued in either agent gives the model the same words.

@@ -1,4 +1,4 @@
-"""What the agent loop reports while it runs, in Pi's order (spec: pi-core §6.1)."""
+"""What the agent loop reports while it runs: Pi's event names, in Pi's order."""
 
 from __future__ import annotations
 

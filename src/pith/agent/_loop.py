@@ -1,4 +1,4 @@
-"""The agent loop: ask the model, run the tools it calls, repeat (spec: pi-core §6).
+"""The agent loop: ask the model, run the tools it calls, repeat, as Pi's loop does.
 
 One run = `agent_start`, then turns until the model stops calling tools, then `agent_end`.
 Each turn streams one assistant message and runs its tool calls: checks happen one call at a

@@ -1,4 +1,4 @@
-"""Content blocks and messages, in Pi's JSON shapes (spec: pi-core §1.9).
+"""Content blocks and messages, in Pi's JSON shapes (docs/sessions.md).
 
 Optional Pi fields default to `UNSET`: absent in the input means absent in the output, so a
 session written by Pi round-trips byte-for-byte in meaning. Timestamps inside messages are epoch

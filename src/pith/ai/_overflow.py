@@ -1,4 +1,4 @@
-"""Is a failed (or suspiciously successful) response a context overflow? (spec: pi-core §3.8)
+"""Is a failed (or suspiciously successful) response a context overflow? (docs/compaction.md)
 
 Overflow is handled by compaction, never by retrying the same request, so it must be told apart
 from rate limits and server errors that merely mention tokens.

@@ -1,4 +1,4 @@
-"""Which provider errors are worth retrying, and how long to wait (spec: pi-core §6.5).
+"""Which provider errors are worth retrying, and how long to wait (docs/providers.md, Errors).
 
 Transient failures (rate limits, overloaded servers, dropped connections) are retried with
 exponential backoff; quota and billing errors and context overflows never are — retrying them

@@ -1,4 +1,4 @@
-"""How big the context is, in tokens, on a session path (pi-core §3.2).
+"""How big the context is, in tokens, on a session path, as Pi measures it.
 
 The last usable reported usage plus an estimate of every later message; all estimated when no
 reply reported usage, or (Pi 1.6) when a `compaction` or `context_edit` was appended after the

@@ -1,4 +1,4 @@
-"""Branch summaries: what a summary of the branch being left covers (pi-core §4.1-4.2).
+"""Branch summaries: what a summary of the branch being left covers (docs/compaction.md).
 
 When the user moves to another point of the session tree, the entries only the old branch
 holds (from the old leaf back to the common ancestor) can be summarized and the summary

@@ -1,4 +1,4 @@
-"""Where to cut a session for compaction: what is summarized and what is kept (pi-core §3.4).
+"""Where to cut a session for compaction: what is summarized and what is kept (docs/compaction.md).
 
 Walking back from the newest entry, entries are kept until their estimated tokens reach
 `keep_recent_tokens`; the cut lands on the nearest valid cut entry at or after that point.

@@ -1,4 +1,4 @@
-"""Which files the summarized conversation read and changed (pi-core §3.6, "File tracking").
+"""Which files the summarized conversation read and changed, as Pi tracks them.
 
 Calls of the `read`, `write` and `edit` tools with a string `path` (also the calls a tool made
 itself, listed in a tool result's `nestedCalls`) are collected. A summary ends with the files

@@ -1,4 +1,4 @@
-"""What a compaction of the active path would summarize and keep (pi-core §3.5).
+"""What a compaction of the active path would summarize and keep (docs/compaction.md).
 
 Works on the projected path (what the model sees, context edits applied). After an earlier
 compaction the range starts right after it, so the entries that compaction kept are summarized

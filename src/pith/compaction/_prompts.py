@@ -1,4 +1,4 @@
-"""What the summarizer is asked, and when its answer is refused (pi-core §3.6, §4.3).
+"""What the summarizer is asked, and when its answer is refused (docs/compaction.md).
 
 The wording is pith's own. The structure is Pi's, because it is the summary format both
 agents read back: the same section headings, the same tags around the conversation and the

@@ -1,4 +1,4 @@
-"""A conversation as plain text for the summarizer (pi-core §3.6, "Serialisation").
+"""A conversation as plain text for the summarizer, as Pi writes it.
 
 The summarizer reads the conversation as data inside its prompt, not as turns to answer, so
 each message becomes one labelled paragraph. The labels and the tool-result cut are the same

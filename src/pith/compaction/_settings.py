@@ -1,4 +1,4 @@
-"""Compaction settings as the policy needs them, and the threshold predicate (pi-core §3.1, §3.3).
+"""Compaction settings as the policy needs them, and the threshold predicate (docs/compaction.md).
 
 `pith.resources` owns `settings.json`; this layer may not import it, so it states what it reads
 as small protocols that `pith.resources.CompactionSettings` satisfies, and resolves the

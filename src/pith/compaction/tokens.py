@@ -1,4 +1,4 @@
-"""Token estimates: characters / 4, per message, as Pi counts them (spec: pi-core §3.2).
+"""Token estimates: characters / 4, per message, as Pi counts them.
 
 Characters are JavaScript string lengths (UTF-16 code units), so estimates equal Pi's for the
 same messages; an image counts as 4800 characters.

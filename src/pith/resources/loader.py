@@ -1,9 +1,9 @@
 """Everything standing that a project contributes to the model's context, loaded together:
 context files, skills, prompt templates, SYSTEM.md / APPEND_SYSTEM.md, with their diagnostics.
 
-Trust decides what a project may give (spec: pi-core §5.5): context files always load; the
-project's `.pith/` skills, prompts, SYSTEM.md, APPEND_SYSTEM.md and settings only when the
-project is trusted.
+Trust decides what a project may give (docs/resources.md, Project trust): context files always
+load; the project's `.pith/` skills, prompts, SYSTEM.md, APPEND_SYSTEM.md and settings only when
+the project is trusted.
 """
 
 from __future__ import annotations

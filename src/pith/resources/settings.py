@@ -1,10 +1,10 @@
 """`settings.json`: the user's (`<agent dir>/settings.json`) and, for a trusted project, the
 project's (`.pith/settings.json`), merged with the project winning (objects merge key by key).
 
-Known keys are typed (Pi's names and defaults, spec pi-core §9.3); unknown keys are kept for
-extensions (`api.get_settings()`). A file that is not valid JSON, not an object, or has a known
-key of the wrong type stops pith with one line naming the file, the line and the key: a guessed
-setting could quietly change what the agent may do.
+Known keys are typed (Pi's names and defaults, listed in docs/resources.md); unknown keys are
+kept for extensions (`api.get_settings()`). A file that is not valid JSON, not an object, or has
+a known key of the wrong type stops pith with one line naming the file, the line and the key: a
+guessed setting could quietly change what the agent may do.
 """
 
 from __future__ import annotations

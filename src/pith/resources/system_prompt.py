@@ -1,4 +1,4 @@
-"""The system prompt: Pi 1.6's sections, in its order and wrappers (spec: pi-core §5.6).
+"""The system prompt: Pi 1.6's sections, in its order and wrappers (docs/resources.md).
 
 `preamble`, `<tools>`, `<rules>`, `<docs>`, `<addendum>`, `<project_context>`, `<skills>`,
 `<cwd>`, then custom sections (extensions'), joined by blank lines. A custom prompt (SYSTEM.md,

@@ -1,4 +1,4 @@
-"""Session entries in Pi's v3 file format (spec: pi-core §1.2-1.4).
+"""Session entries in Pi's v3 file format (docs/sessions.md, The file).
 
 One JSON object per line: the `session` header first, then entries with `id`, `parentId` and
 `timestamp` forming a tree. Every entry type Pi 1.6 writes has a struct here; an entry of a type

@@ -1,4 +1,4 @@
-"""The session file on disk: load (with repair and migration), lock, append (spec: pi-core §1).
+"""The session file on disk: load (with repair and migration), lock, append (docs/sessions.md).
 
 Loading never loses data: a line cut off by a crash is moved to `<file>.corrupt` (and the file
 cut back to its last complete line), and nothing else; malformed lines are reported by number

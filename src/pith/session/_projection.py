@@ -1,4 +1,4 @@
-"""What the model sees of a session: the active path, compaction-aware (spec: pi-core §1.7).
+"""What the model sees of a session: the active path, compaction-aware (docs/sessions.md).
 
 Pure functions of the entries and the leaf. The newest compaction on the path stands for
 everything before its first kept entry; `context_edit` entries hide or replace earlier content

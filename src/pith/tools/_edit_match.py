@@ -1,4 +1,4 @@
-"""Where each edit of an `edit` call lands, and the text that results (spec: pi-core §8).
+"""Where each edit of an `edit` call lands, and the text that results (docs/tools.md, edit).
 
 Pure policy, no I/O. Every edit is matched against the *original* text (never incrementally):
 exactly first, then, if any edit needs it, all edits in a fuzzy-normalized copy of the text

@@ -1,4 +1,4 @@
-"""How tools turn the path a model wrote into a file on disk (spec: pi-core §2.3, §8).
+"""How tools turn the path a model wrote into a file on disk (docs/tools.md, Paths).
 
 Relative paths resolve against the session's working directory, `~` expands, a leading `@`
 (how people mention files) is stripped, and unusual Unicode spaces become plain spaces. For

@@ -1,4 +1,4 @@
-"""`bash`: run a command, keep the tail of its output, save the rest (spec: pi-core §2.4).
+"""`bash`: run a command, keep the tail of its output, save the rest (see docs/tools.md).
 
 The command runs in its own process group with stdin closed; stdout and stderr share one pipe so
 they interleave as they happened. Abort and timeout kill the whole group. After the shell exits

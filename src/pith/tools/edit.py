@@ -1,4 +1,4 @@
-"""`edit`: exact-text replacements in one file, CRLF and BOM preserved (spec: pi-core §8)."""
+"""`edit`: exact-text replacements in one file, CRLF and BOM preserved (see docs/tools.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`find`: files and directories by glob, .gitignore respected (spec: pi-core §2.6).
+"""`find`: files and directories by glob, .gitignore respected (see docs/tools.md).
 
 The file list comes from `rg --files` (or the pure-Python walker); directories are the parents
 of listed files. A pattern without `/` matches names at any depth; with `/` it matches the path

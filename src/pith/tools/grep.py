@@ -1,4 +1,4 @@
-"""`grep`: search file contents with ripgrep, capped by matches and bytes (spec: pi-core §2.5).
+"""`grep`: search file contents with ripgrep, capped by matches and bytes (see docs/tools.md).
 
 ripgrep runs with `--json`; its match and context events feed a `GrepCollector`, which applies
 the match limit (keeping the trailing context of the last allowed match, and saying the limit

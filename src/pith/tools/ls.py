@@ -1,4 +1,4 @@
-"""`ls`: one directory's entries, dotfiles included, directories marked `/` (spec: §2.7)."""
+"""`ls`: one directory's entries, dotfiles included, directories marked `/` (see docs/tools.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Streaming command output with bounded memory (spec: pi-core §2.4).
+"""Streaming command output with bounded memory (see docs/tools.md, bash).
 
 `OutputAccumulator` takes raw bytes as a command produces them. It keeps a decoded rolling tail
 (about 100 KB) for display, counts every line and byte, and once the output passes the caps it

@@ -1,4 +1,4 @@
-"""`read`: file contents, head first, with a continuation notice (spec: pi-core §2.3)."""
+"""`read`: file contents, head first, with a continuation notice (see docs/tools.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Output truncation: the first line of context defense (spec: pi-core §2.1-2.2).
+"""Output truncation: the first line of context defense (Pi's caps; docs/tools.md).
 
 Two independent caps, whichever is hit first: a number of lines and a number of UTF-8 bytes.
 `truncate_head` keeps whole lines from the start (file reads); `truncate_tail` keeps whole lines

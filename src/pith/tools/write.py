@@ -1,4 +1,4 @@
-"""`write`: create or replace a file, making parent directories (spec: pi-core §8)."""
+"""`write`: create or replace a file, making parent directories (see docs/tools.md)."""
 
 from __future__ import annotations
 

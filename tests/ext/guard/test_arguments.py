@@ -1,4 +1,4 @@
-"""Argument Normalization (seed 004; spec/extensions.md C.1-C.2; field-notes §5.6-5.7).
+"""Argument Normalization: the alias keys models send, renamed (docs/guard.md, "Argument names").
 
 The alias tables are written out here, not imported, so a change to the module's tables has
 to be a change to these tests too.
@@ -204,7 +204,7 @@ def test_an_alias_of_another_tool_is_left_alone(tool: str, arguments: dict[str, 
 
 
 def test_an_explicit_path_wins_over_file_path_for_read() -> None:
-    # field notes §5.7 (cortexkit/aft#148): `filePath` works, an explicit `path` wins.
+    # Reported in cortexkit/aft#148: `filePath` works, an explicit `path` wins.
     assert normalize_arguments("read", {"filePath": "alias.txt", "path": "real.txt"}) == (
         {"path": "real.txt"},
         (ignored("filePath", "path"),),
@@ -303,7 +303,7 @@ def test_an_unchanged_edit_object_is_shared_not_copied() -> None:
     assert normalized["edits"][1] is kept
 
 
-# --- edit: the shapes of spec C.1 (patterns A, B, C), composed with prepare_edit_arguments --
+# --- edit: a top-level pair, top-level aliases, an `edits` string; with prepare_edit_arguments
 
 
 def prepared_edit(arguments: object) -> object:
@@ -311,7 +311,7 @@ def prepared_edit(arguments: object) -> object:
     return prepare_edit_arguments(normalized)
 
 
-def test_pattern_a_a_top_level_pair_is_left_for_the_edit_tool_to_fold() -> None:
+def test_a_top_level_pair_is_left_for_the_edit_tool_to_fold() -> None:
     arguments = {"path": "f", "oldText": "a", "newText": "b"}
     assert normalize_arguments("edit", arguments) == (arguments, ())
     assert prepared_edit(arguments) == {"path": "f", "edits": [{"oldText": "a", "newText": "b"}]}
@@ -320,7 +320,7 @@ def test_pattern_a_a_top_level_pair_is_left_for_the_edit_tool_to_fold() -> None:
 @pytest.mark.parametrize(
     ("old", "new"), [("search", "replace"), ("old", "new"), ("old_str", "new_str")]
 )
-def test_pattern_b_a_top_level_alias_pair_becomes_one_edit(old: str, new: str) -> None:
+def test_a_top_level_alias_pair_becomes_one_edit(old: str, new: str) -> None:
     arguments = {"path": "f", old: "a", new: "b"}
     assert normalize_arguments("edit", arguments)[1] == (
         renamed(old, "oldText"),
@@ -337,7 +337,7 @@ def test_an_existing_edits_array_is_not_overwritten_by_a_top_level_pair() -> Non
     }
 
 
-def test_pattern_c_an_edits_json_string_with_aliases_is_decoded_and_renamed() -> None:
+def test_an_edits_json_string_with_aliases_is_decoded_and_renamed() -> None:
     arguments = {"path": "f", "edits": json.dumps([{"old_str": "a", "new_str": "b"}])}
     assert normalize_arguments("edit", arguments) == (
         {"path": "f", "edits": [{"oldText": "a", "newText": "b"}]},
@@ -349,7 +349,7 @@ def test_pattern_c_an_edits_json_string_with_aliases_is_decoded_and_renamed() ->
     )
 
 
-def test_pattern_c_a_canonical_edits_json_string_is_left_for_the_edit_tool() -> None:
+def test_a_canonical_edits_json_string_is_left_for_the_edit_tool() -> None:
     arguments = {"path": "f", "edits": json.dumps([{"oldText": "a", "newText": "b"}])}
     assert normalize_arguments("edit", arguments) == (arguments, ())
     assert prepared_edit(arguments) == {"path": "f", "edits": [{"oldText": "a", "newText": "b"}]}

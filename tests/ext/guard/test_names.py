@@ -1,5 +1,5 @@
-"""Tool-Name Repair (seed 004: Tool-Name Repair, Declared Tool Set, Edit-Distance Budget, MCP
-Family; field-notes §5.7 "Tool-call guard")."""
+"""Tool-Name Repair: only to a declared tool, within one MCP family, by a small edit distance
+(docs/guard.md, "Tool names")."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_two_edits_are_refused_for_a_name_shorter_than_8() -> None:
 
 
 def test_two_edits_keeping_first_and_last_character_are_repaired_from_8_characters() -> None:
-    # The seed's own example: two edits, same first and last character, long enough.
+    # Two edits, same first and last character, long enough.
     assert repair_tool_name("codememode", ["read", "codemode"]) == "codemode"
     assert repair_tool_name("cadamode", ["codemode"]) == "codemode"
 

@@ -1,7 +1,7 @@
-"""The pipeline-stripping planner (seed 004: Extractor, Pipeline Stripping, Unbounded Producer,
-Silent Prefix, Hoisted Statement, Side Channel, Status-Reading Statement, Exit-Status Owner;
-spec/decisions.md "Tool guard" 1-7; spec/extensions.md C.2). What bash makes of the plans is
-proved in test_plan_faithful.py."""
+"""The pipeline-stripping planner: which trailing views are stripped, which producers are
+unbounded, which prefixes are silent or hoisted into the side channel, which statements read
+the status or own it, and the shapes left untouched (docs/guard.md, "Pipelines"). What bash
+makes of the plans is proved in test_plan_faithful.py."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def untouched(command: str, because: str) -> GuardPlan:
     return plan
 
 
-# --- the example dialogue and the glossary ---------------------------------------------------
+# --- the basic strips, and a status read that stops one -------------------------------------
 
 
 def test_ls_head_strips_head_and_runs_ls() -> None:
@@ -51,7 +51,7 @@ def test_npm_test_tail_strips_tail() -> None:
     assert (plan.views[0].simple, plan.views[0].count) == ("tail", 10)
 
 
-def test_a_status_read_after_the_window_leaves_the_dialogue_command_untouched() -> None:
+def test_a_status_read_after_the_window_leaves_a_compound_command_untouched() -> None:
     untouched(
         'cd app && echo "=== build ===" && npm test | tail -12; echo "R=$?"',
         "reads $? or PIPESTATUS",
@@ -148,7 +148,7 @@ def test_silent_prefixes_stay_in_place() -> None:
 
 
 def test_prefixes_that_may_print_are_hoisted_not_assumed_silent() -> None:
-    # The seed's silent list includes `cd`; pith hoists it because a failing `cd` writes to
+    # `cd` could pass for silent; pith hoists it because a failing `cd` writes to
     # stderr, which the executor merges into the output the view reads.
     assert changed("cd /tmp && npm test | tail").hoisted == ("cd /tmp",)
     assert changed("FOO=bar 2>&1; npm test | tail").hoisted == ("FOO=bar 2>&1",)
@@ -207,7 +207,7 @@ def test_a_printing_statement_after_the_window_is_refused() -> None:
     untouched("cmd | tail -5 > out.txt; cat out.txt", "not silent")
 
 
-# --- spec C.2: the upstream's test table --------------------------------------------------------
+# --- pi-tool-guard's own test table -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -262,7 +262,7 @@ def test_upstream_pipeline_text_joins_the_removed_stages() -> None:
         "cd /tmp && npm install",
         "",
         "   ",
-        # [TG] strips these; the seed makes sort and wc transforms, never stripped
+        # pi-tool-guard strips these; pith counts sort and wc as transforms, never stripped
         "cat file | sort",
         "cat file | wc -l",
     ],
@@ -274,24 +274,24 @@ def test_upstream_cases_that_do_not_change(command: str) -> None:
 
 
 def test_upstream_defect_a_following_statement_is_never_dropped() -> None:
-    untouched("a | head; b", "not silent")  # [TG] ran only `a`
+    untouched("a | head; b", "not silent")  # pi-tool-guard ran only `a`
 
 
-# --- decisions 1-7 ---------------------------------------------------------------------------
+# --- after the pipeline, here-documents, producers, status options, other shapes ------------
 
 
-def test_decision_1_silent_statements_after_the_pipeline_stay() -> None:
+def test_silent_statements_after_the_pipeline_stay() -> None:
     assert changed("make | tail -3; true").render() == "make; true"
     assert changed("make | tail -3; :").render() == "make; :"
     assert changed("make | tail -3; X=1; false").render() == "make; X=1; false"
 
 
-def test_decision_1_an_and_or_member_after_the_pipeline_is_refused() -> None:
+def test_an_and_or_member_after_the_pipeline_is_refused() -> None:
     untouched("make | tail -3 && echo ok", "joined by && or ||")
     untouched("make | grep -q ok || exit 1", "joined by && or ||")
 
 
-def test_decision_2_here_strings_are_not_here_documents() -> None:
+def test_here_strings_are_not_here_documents() -> None:
     assert changed("cat <<< 'x' | head").changed
 
 
@@ -323,11 +323,11 @@ def test_decision_2_here_strings_are_not_here_documents() -> None:
         ("vmstat 1 | head -3", "interval"),
     ],
 )
-def test_decision_3_more_unbounded_producers(command: str, because: str) -> None:
+def test_more_unbounded_producers(command: str, because: str) -> None:
     untouched(command, because)
 
 
-def test_decision_3_slow_followers_under_timeout_or_a_count_still_strip() -> None:
+def test_slow_followers_under_timeout_or_a_count_still_strip() -> None:
     assert changed("timeout 10 journalctl -f | grep x").changed
     assert changed("timeout 3 docker logs -f web | tail -5").changed
     assert changed("seq 1 1000 | tail -2").changed
@@ -335,7 +335,7 @@ def test_decision_3_slow_followers_under_timeout_or_a_count_still_strip() -> Non
     assert changed("top -bn1 | head -5").changed
 
 
-def test_decision_3_cat_of_a_fifo_is_unbounded(tmp_path: Path) -> None:
+def test_cat_of_a_fifo_is_unbounded(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "file").write_text("x\n")
     assert not plan_command("cat pipe | head -1", cwd=str(tmp_path)).changed
@@ -358,11 +358,11 @@ def test_decision_3_cat_of_a_fifo_is_unbounded(tmp_path: Path) -> None:
         "shopt -so pipefail",
     ],
 )
-def test_decision_4_exit_status_options_leave_the_command_untouched(prefix: str) -> None:
+def test_exit_status_options_leave_the_command_untouched(prefix: str) -> None:
     untouched(f"{prefix}; make | tail -3", "exit-status options")
 
 
-def test_decision_4_other_option_changes_are_not_modelled_either() -> None:
+def test_other_option_changes_are_not_modelled_either() -> None:
     untouched("set -x; make | tail -3", "shell options")
     untouched("shopt -s lastpipe; make | tail -3", "shell options")
     untouched("shopt -s nullglob extglob; make | tail -3", "does not model (extglob)")
@@ -420,48 +420,48 @@ def test_decision_4_other_option_changes_are_not_modelled_either() -> None:
         ("time ls | head", "`time`"),
     ],
 )
-def test_decision_5_shapes_left_untouched(command: str, because: str) -> None:
+def test_shapes_left_untouched(command: str, because: str) -> None:
     untouched(command, because)
 
 
-def test_decision_5_standard_paths_name_the_view_but_local_scripts_do_not() -> None:
+def test_standard_paths_name_the_view_but_local_scripts_do_not() -> None:
     assert changed("ls | /usr/bin/head -3").views[0].name == "head"
     assert changed("ls | /bin/grep x").views[0].name == "grep"
     untouched("ls | ./head -3", "standard bin directory")
 
 
-def test_decision_5_tests_and_false_are_silent_like_test() -> None:
+def test_tests_and_false_are_silent_like_test() -> None:
     assert changed("[[ -f x ]]; false; make | tail").hoisted == ()
 
 
-def test_decision_5_declarations_with_literal_values_count_as_assignments() -> None:
+def test_declarations_with_literal_values_count_as_assignments() -> None:
     assert changed("export A=1 B=two; readonly C=3; make | tail; declare -x D=4").hoisted == ()
     assert changed("export A=$(date); make | tail").hoisted == ("export A=$(date)",)
     untouched("make | tail; export -p", "not silent")  # prints every variable
 
 
-def test_decision_5_groups_before_the_pipeline_are_hoisted() -> None:
+def test_groups_before_the_pipeline_are_hoisted() -> None:
     assert changed("(echo a; echo b); make | tail").hoisted == ("(echo a; echo b)",)
     assert changed("{ cd x; for f in *; do echo $f; done; }; make | tail").changed
     untouched("{ echo a | head -1; }; make | tail", "view of its own")
     untouched("( return ); make | tail", "`return`")
 
 
-def test_decision_6_a_prefix_with_a_view_of_its_own_is_never_hoisted() -> None:
+def test_a_prefix_with_a_view_of_its_own_is_never_hoisted() -> None:
     untouched("git log | head -3; make | tail -3", "view of its own")
     untouched("v=$(git describe | head -1) && make | tail", "view of its own")
     untouched("a | grep x && b | tail -2", "view of its own")
 
 
-def test_decision_7_a_backgrounded_final_statement_is_never_stripped() -> None:
+def test_a_backgrounded_final_statement_is_never_stripped() -> None:
     untouched("make | tail -3 &", "in the background")
     untouched("make | tail -3 & true", "in the background")
 
 
-# --- the issue's must-not-touch list and examples ----------------------------------------------
+# --- commands that must never be touched, and close relatives that may be --------------------
 
 
-def test_issue_examples() -> None:
+def test_what_must_stay_untouched_and_its_relatives_that_strip() -> None:
     untouched("yes | head -5", "yes")
     untouched("tail -f log | grep -m 1 DONE", "tail -f")
     untouched('make | tail -3; echo "R=$?"', "$?")

@@ -1,6 +1,7 @@
 """What `analyze_bash` finds in a command: the units the `bash` rules judge, the paths the path
-rules judge, and what it cannot know. Bypass cases come from spec/field-notes.md §5.4 / §5.7
-and spec/decisions.md 10-12; each test names the behaviour it pins."""
+rules judge, and what it cannot know. Many cases are bypasses reported against other agents'
+permission systems (the issue numbers are named where they are used); each test names the
+behaviour it pins."""
 
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def access(result: BashAnalysis, path: str) -> PathAccess:
     ],
 )
 def test_each_command_of_a_compound_command_is_a_unit(command: str, expected: list[str]) -> None:
-    # field-notes §5.7: anthropics/claude-code#4956, #28784, #94314
+    # Reported bypasses: anthropics/claude-code#4956, #28784, #94314
     assert first_texts(analyze(command)) == expected
 
 
@@ -117,7 +118,7 @@ def test_each_command_of_a_compound_command_is_a_unit(command: str, expected: li
     ],
 )
 def test_commands_are_found_wherever_they_are(command: str, inner: str, context: str) -> None:
-    # field-notes §5.4: deny not applied inside $(), backticks, subshell (#39601)
+    # A reported bypass: deny not applied inside $(), backticks, subshell (claude-code#39601)
     result = analyze(command)
     assert unit(result, inner).context == context
 
@@ -214,7 +215,7 @@ def test_obfuscated_command_names_resolve(command: str) -> None:
 
 
 def test_a_command_name_with_a_directory_is_also_judged_by_its_basename() -> None:
-    # decision 10
+    # As typed and by basename; the more restrictive answer wins
     result = analyze("/bin/rm -rf x")
     assert unit(result, "rm -rf x").texts == ("/bin/rm -rf x", "rm -rf x")
 
@@ -231,7 +232,8 @@ def test_a_command_name_with_a_directory_is_also_judged_by_its_basename() -> Non
     ],
 )
 def test_a_command_name_that_is_not_literal_is_opaque(command: str) -> None:
-    # decision 10; `F=rm $F`: the prefix applies to the command, not to its own words
+    # Known only at run time, so the gates ask. `F=rm $F`: the prefix applies to the command,
+    # not to its own words
     result = analyze(command)
     opaque = [u for u in result.units if u.wrapper == "opaque"]
     assert len(opaque) == 1
@@ -304,7 +306,7 @@ def test_a_literal_holding_code_is_judged_as_code() -> None:
 def test_opaque_wrappers_are_flagged_and_their_literal_payload_walked(
     command: str, payload: str
 ) -> None:
-    # field-notes §5.7: `bash -c '…'`, `eval …` (#39601); decision 10: trap
+    # `bash -c '…'`, `eval …` (claude-code#39601); `trap '…'` runs its text later: opaque
     result = analyze(command)
     assert any(u.wrapper == "opaque" for u in result.units)
     assert unit(result, payload).wrapper is None
@@ -386,7 +388,7 @@ def test_commands_that_run_hidden_shell_text_are_opaque(command: str) -> None:
 def test_indirection_wrappers_are_flagged_and_the_command_they_run_is_a_unit(
     command: str, payload: str
 ) -> None:
-    # spec B.5, field-notes §5.7 (`sudo`, `env`, `xargs`, `find -exec`)
+    # The wrappers reported in other agents' bypasses (`sudo`, `env`, `xargs`, `find -exec`)
     result = analyze(command)
     assert result.units[0].wrapper == "indirection", result.units
     inner = unit(result, payload)
@@ -422,7 +424,7 @@ def test_a_nested_shell_payload_is_found_through_indirections() -> None:
     ],
 )
 def test_these_are_not_wrappers(command: str) -> None:
-    # decision 12; the benign cases of issue 8
+    # None runs another command: asking about one, bare `env`/`time`, a wrapper's name as a word
     result = analyze(command)
     assert all(u.wrapper is None for u in result.units), result.units
 
@@ -596,7 +598,7 @@ def test_a_redirect_out_of_the_workspace_is_reported_with_home_expanded() -> Non
 def test_operands_of_known_commands_are_read_or_written(
     command: str, expected: set[tuple[str, str]]
 ) -> None:
-    # decision 5
+    # What a known command reads and writes meets the read and write rules
     assert paths(analyze(command)) == expected
 
 
@@ -625,7 +627,7 @@ def test_cat_env_is_a_read_of_env(cwd: str) -> None:
 def test_other_commands_touch_the_words_that_look_like_paths(
     cwd: str, command: str, expected: set[str]
 ) -> None:
-    # decision 5: a `/`, a leading `.` or `~`, or an existing file
+    # Path-like words of other commands: a `/`, a leading `.` or `~`, or an existing file
     result = analyze(command, cwd)
     assert {a.path for a in result.paths} == expected
     assert all(a.mode == "read" for a in result.paths)
@@ -713,7 +715,7 @@ def test_a_non_literal_cd_target_is_unresolved() -> None:
 
 
 def test_globs_are_matched_against_the_file_system(cwd: str) -> None:
-    # decision 11: `cat .en?` is judged as `cat .env`
+    # `cat .en?` is judged as `cat .env`
     result = analyze("cat .en?", cwd)
     assert paths(result) == {(".env", "read")}
     assert unit(result, "cat .env").texts == ("cat .en?", "cat .env")
@@ -792,7 +794,7 @@ def test_literal_variables_and_home_resolve_in_paths(command: str, expected: str
 def test_words_in_path_positions_that_are_not_literal_are_unresolved(
     command: str, unresolved: str
 ) -> None:
-    # decision 11
+    # A path known only when the command runs
     assert unresolved in analyze(command).unresolved_path_operands
 
 
@@ -808,16 +810,16 @@ def test_a_command_nested_beyond_the_walkers_depth_is_an_error_not_a_crash() -> 
 
 
 def test_words_that_are_not_literal_elsewhere_are_not_paths() -> None:
-    # decision 11: `echo "$X"` is not judged as a path
+    # `echo "$X"` is not judged as a path
     result = analyze('echo "$X"; mytool "$Y" --opt=$Z')
     assert result.paths == ()
     assert result.unresolved_path_operands == ()
 
 
-# --- field-notes §5.7 regression list, as the analysis sees it -------------------------------
+# --- bypasses reported against other agents, as the analysis sees it ------------------------
 
 
-def test_regressions_from_field_notes_are_all_visible(cwd: str) -> None:
+def test_reported_bypasses_are_all_visible(cwd: str) -> None:
     cases = {
         "echo $(rm x)": "rm x",
         "echo `rm x`": "rm x",

@@ -1,6 +1,6 @@
 """Decisions for whole tool calls: the gates together, and the bypasses reported against other
-agents (spec/field-notes.md §5.4 and §5.7) — a rule that denies something must deny it
-whichever way the call is phrased, and benign commands must stay allowed."""
+agents' permission systems — a rule that denies something must deny it whichever way the call
+is phrased, and benign commands must stay allowed."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The two pattern languages (spec/extensions.md B.3 and B.8, spec/decisions.md 6-8) and the
-session-approval suggestions (B.4)."""
+"""The two pattern languages (docs/permissions.md, "Patterns") and the suggestions offered when
+a call is approved for the session."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Configuration layers, last-match-wins, and paths judged in every form (spec/extensions.md
-B.2-B.3 and B.8, spec/decisions.md 2-4, 6-9, 13-14)."""
+"""Configuration layers, last-match-wins, and paths judged in every form (as written and
+resolved, `@` dropped, dangling links by their target), as docs/permissions.md describes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Applying compressed chains at render time (spec A.7 "Range resolution")."""
+"""Applying compressed chains at render time (a range must resolve to exactly one
+start and one end, or nothing is dropped)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chain detection and selection (spec A.7 "Chain detector", "Chain window")."""
+"""Chain detection and selection (what a chain is; the newest K stay raw)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The summarizer's outage fallback (spec A.6.2): the policy with a fake clock, and end to end
+"""The summarizer's outage fallback (docs/pruning.md): the policy with a fake clock, and end to end
 with a named summarizer on the fake model server."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The protected-path glob contract (seed 000, spec A.7 "Protection globs")."""
+"""The protected-path glob contract (the table in docs/pruning.md, "Protection")."""
 
 from __future__ import annotations
 

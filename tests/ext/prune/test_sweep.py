@@ -1,4 +1,4 @@
-"""Orphan sweep (spec A.7 "Orphan sweep")."""
+"""Orphan sweep: results that answer no open call leave the request (docs/pruning.md)."""
 
 from __future__ import annotations
 

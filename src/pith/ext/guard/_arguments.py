@@ -4,8 +4,8 @@
 normalized arguments with the list of `Rename`s it made. It runs *before* the tool's own
 `prepare_arguments` and schema coercion, and does only what those would not:
 
-- **Alias keys** (spec/extensions.md C.1, the tables of tychenjiajun/pi-tool-guard's code, plus
-  the additions listed at `_TABLES`) are renamed to the canonical key, in place in the key
+- **Alias keys** (the tables of tychenjiajun/pi-tool-guard's code, plus the additions listed
+  at `_TABLES`) are renamed to the canonical key, in place in the key
   order. Unlike upstream, **a canonical key that is given wins** over its aliases, which are
   dropped and reported as `ignored`; of two aliases of one key, the **first in key order**
   wins. A key whose value is `null` does not count as given, so `{"path": null,
@@ -80,7 +80,8 @@ class _Aliases:
         return any(self.canonical(key) not in (None, key) for key in value)
 
 
-# spec C.1, code-authoritative, plus `relative_path` (field-notes §5.6, oraios/serena#114).
+# pi-tool-guard's path aliases (its code, where its README differs), plus `relative_path`
+# (oraios/serena#114).
 _PATH = ("file", "filePath", "file_path", "target", "filename", "file_name", "relative_path")
 # grep/find/ls search or list a directory: these name nothing else there.
 _DIRECTORY = ("directory", "dir")

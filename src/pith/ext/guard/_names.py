@@ -1,7 +1,7 @@
 """Tool-Name Repair: a misspelled tool name mapped to the declared tool the model meant.
 
-Deliberately tight (seed 004, "Edit-Distance Budget"): a wrong rewrite runs the wrong tool,
-while an unrepaired typo costs one round trip. `repair_tool_name` renames only when all hold:
+Deliberately tight: a wrong rewrite runs the wrong tool, while an unrepaired typo costs one
+round trip. `repair_tool_name` renames only when all hold:
 
 - the target is in the **Declared Tool Set** (the names given here) and the name is not;
 - both are in the same **MCP Family** (the part before the last `__`, compared ignoring case),

@@ -65,8 +65,8 @@ stdout and stderr merged. Then
 - marker absent (the pipeline was skipped): output = sink text + the run's output + after
   text, exit status = the run's.
 
-The one accepted deviation is the seed's: the pipeline's own stderr, merged into its output,
-goes through the view, where in bash it would bypass it.
+The one accepted deviation (docs/guard.md, "Documented deviations"): the pipeline's own stderr,
+merged into its output, goes through the view, where in bash it would bypass it.
 """
 
 from __future__ import annotations

@@ -358,8 +358,8 @@ def is_cd(stmt: Node) -> bool:
 
 
 def check_trailing(trailing: list[Node], data: bytes) -> None:
-    """Refuse unless every statement after the final pipeline is silent (decision 1) or a
-    `cd` (`is_cd`), and none reads the status the view would have set."""
+    """Refuse unless every statement after the final pipeline is silent (`true`, `:`, a bare
+    assignment) or a `cd` (`is_cd`), and none reads the status the view would have set."""
     for stmt in trailing:
         if _STATUS.search(source_text(data, stmt)):
             raise Refusal(

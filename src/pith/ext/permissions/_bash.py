@@ -3,7 +3,7 @@
 `analyze_bash` parses the command (`pith.tools.shell_parse`) and walks the tree the way bash
 would run it, keeping just enough shell state to resolve what the text determines: the
 directory after literal `cd`s (a set of possibilities: `cd x || y` runs `y` where the `cd`
-failed) and variables assigned literals earlier in the same command (spec/decisions.md 11).
+failed) and variables assigned literals earlier in the same command (`F=.env; cat $F`).
 
 - Every simple command is a `CommandUnit`, wherever it sits: pipelines, lists, subshells,
   groups, control-flow conditions and bodies, function bodies, `$(…)`, backticks, `<(…)`,
@@ -12,7 +12,8 @@ failed) and variables assigned literals earlier in the same command (spec/decisi
   run is added as a unit of its own when the text says what it is (`_bash_wrappers`); a
   literal `bash -c '…'` / `eval '…'` payload is parsed and walked like the command itself.
 - Paths: redirect targets, operands of known commands by position and mode (`_bash_files`),
-  `cd` targets, and for other commands the words that look like paths (decision 5). Words
+  `cd` targets, and for other commands the words that look like paths (a `/`, a leading `.`
+  or `~`, or the name of an existing file). Words
   are expanded as bash would (`pith.tools.shell_words`), globs against the file system.
 
 Nothing here knows the configuration; the only I/O is the parse, glob matching, and "does
@@ -43,7 +44,8 @@ class CommandUnit:
     decoding, brace expansion and substitution of literal variables, joined by single spaces
     (a word that is not literal keeps its source text, `$(…)` included); then the same with
     globs matched against the file system, when that differs; then, for each, the variant with
-    the command name's basename when the name has a `/` (decision 10). Comments never."""
+    the command name's basename when the name has a `/` (`/bin/rm` is `rm` too). Comments
+    never."""
     context: Context
     """Where it was found (for messages): `top` (the whole command), `list` (`;` `&&` `||`),
     `pipeline`, `background` (`&`, `coproc`), `subshell`, `group`, `control` (conditions and
@@ -77,7 +79,7 @@ class PathAccess:
     somewhere the text does not say (`cd "$X"`, `cd -`, `source`)."""
     mode: Mode
     """`read`: its content is read (`cat`, `<`, `cp` sources, and the path-like words of
-    commands not known here, decision 5); `write`: it is created, changed or removed (`>`,
+    commands not known here); `write`: it is created, changed or removed (`>`,
     `tee`, `rm`, `cp`/`mv` destinations, `sed -i`, …); `access`: neither — a `cd` target or
     the operand of a file test (`[[ -f x ]]`)."""
     origin: Origin
@@ -97,7 +99,7 @@ class BashAnalysis:
     unresolved_path_operands: tuple[str, ...]
     """The source text of words in a path position whose value is only known when the
     command runs (`cat "$F"`, `> $(mktemp)`, `cd "$X"`); words in other positions of
-    commands not known here are not listed (decision 11)."""
+    commands not known here are not listed (`echo "$X"` is no path)."""
     error: str | None
     """The parser's message when the command does not parse (the gates then ask)."""
     unresolved_modes: Mapping[str, frozenset[Mode]] = field(default_factory=dict)

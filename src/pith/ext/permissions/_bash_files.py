@@ -1,7 +1,8 @@
-"""Which arguments of a file command are paths, and whether it reads or writes them
-(spec/decisions.md 5): `cat`, `grep` after its pattern, `cp` sources read and destination
-written, `rm`, `sed -i`, `tar`, `cd`, … and, for commands not listed, the words that may be
-paths (judged by `_bash` on how they look). Pure: no file system.
+"""Which arguments of a file command are paths, and whether it reads or writes them (what is
+read meets the `read` rules, what is written the `write` and `edit` rules): `cat`, `grep` after
+its pattern, `cp` sources read and destination written, `rm`, `sed -i`, `tar`, `cd`, … and, for
+commands not listed, the words that may be paths (judged by `_bash` on how they look). Pure: no
+file system.
 
 Clients that send or copy files read them too: `curl -d @file`, `-F name=@file` / `=<file`,
 `--data-urlencode name@file`, `wget --post-file`, httpie's `field@file` / `field=@file` /

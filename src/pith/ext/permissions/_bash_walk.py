@@ -754,7 +754,7 @@ def _heredoc_text(delimiter: Node | None, body: Node | None) -> str | None:
 
 
 def _looks_like_path(token: str, directory: str | None, bare: bool) -> bool:
-    """Decision 5 for words of commands not known here: a `/`, a leading `.` or `~`, or
+    """Whether a word of a command not known here may be a path: a `/`, a leading `.` or `~`, or
     (`bare`) the name of an existing file or symlink."""
     if not token or _URL.match(token):
         return False

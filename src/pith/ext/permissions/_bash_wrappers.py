@@ -1,7 +1,8 @@
-"""Commands that run other commands (spec/extensions.md B.5, spec/decisions.md 10 and 12):
-which are wrappers, and the command or shell text they run when the command line says it
-(`sudo rm -rf /` runs `rm -rf /`, `bash -c 'x'` runs `x`). `analyze_argv` is the entry point
-for any command line; commands that run nothing else go to `_bash_files`. Pure."""
+"""Commands that run other commands (docs/permissions.md, "Bash"): which are wrappers, and the
+command or shell text they run when the command line says it (`sudo rm -rf /` runs `rm -rf /`,
+`bash -c 'x'` runs `x`). `command -v`, `type`, `which` and a bare `env` or `time` run nothing,
+so they are no wrappers. `analyze_argv` is the entry point for any command line; commands that
+run nothing else go to `_bash_files`. Pure."""
 
 from __future__ import annotations
 

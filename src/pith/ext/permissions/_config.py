@@ -4,7 +4,8 @@ Each key is a *surface* (a tool name, `mcp`, `skill`, `path`, `external_director
 and each value a state (`"allow"`, `"ask"`, `"deny"`), a deny with a reason
 (`{"action": "deny", "reason": "…"}`), or a map of patterns to either. Layers merge in order —
 the built-in defaults (`"*": "allow"`, `"external_directory": "ask"`), the user's settings,
-a trusted project's — per surface (spec/decisions.md 3, spec/extensions.md B.2):
+a trusted project's — per surface, the defaults being a layer like any other (so a user's
+`{"*": "allow"}` keeps the default external ask):
 
 - a state over anything replaces it;
 - a pattern map over a pattern map merges into it: a pattern written again keeps its place,

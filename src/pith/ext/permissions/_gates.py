@@ -1,13 +1,14 @@
 """Whether one tool call may run: the gates, in order, and the most restrictive answer.
 
-Gates, in this order (spec/extensions.md B.4, with pith's stronger path handling):
+Gates, in this order (pi-permission-system's, with pith's stronger path handling; see
+docs/permissions.md, "How a call is judged"):
 
 1. **skill**: reading a file of a skill whose name the `skill` surface denies or asks about;
 2. **path**: the `path` surface on the path the tool touches (its `path` argument);
 3. **external_directory**: that path when it is outside the working directory (resolved);
 4. **bash paths**: every path a bash command reads or writes — operands, redirect targets,
    `cd` targets — through `path`, `external_directory`, and the own rules of `read` (for what
-   it reads) or `write` and `edit` (for what it modifies) (spec/decisions.md 5);
+   it reads) or `write` and `edit` (for what it modifies), never the `*` fallback;
 5. **tool**: the tool's own surface — each bash command unit on `bash` (a wrapper's allow
    becomes an ask), a path tool on its path, any other tool on `*`.
 

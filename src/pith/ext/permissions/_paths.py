@@ -6,9 +6,9 @@ absolute against the directory it is relative to) and as the file system resolve
 followed). Each lineage has a relative form (relative to the working directory; `../…` when
 outside) for relative patterns and an absolute form for absolute patterns. The caller takes
 the most restrictive answer of the lineages, so a link never hides what it points to
-(spec/decisions.md 2) — except that rules on leaving the working directory judge only the
-lineages that do leave it (`outside_lineages`): a link inside the project pointing out is
-judged on where it points, not on its inside name.
+(`notes.txt -> .env` is denied by `*.env`) — except that rules on leaving the working directory
+judge only the lineages that do leave it (`outside_lineages`): a link inside the project
+pointing out is judged on where it points, not on its inside name.
 
 A file tool's `path` argument is turned into a path by the tools' own `resolve_tool_path`
 (`tool_path_forms`), so every spelling a tool accepts (`file://` URLs, a leading `@`, `~`,
@@ -17,8 +17,8 @@ A path from a bash command (`path_forms`) is already expanded as bash expands it
 still taken as the home directory and a leading `@` dropped, the stricter reading.
 
 "Outside the working directory" is decided on the resolved path: a dangling link is judged by
-where its target would be, a link loop (unresolvable) counts as outside (decision 14), and the
-null and terminal devices are never outside (decision 1). Reading the zero and random devices
+where its target would be, a link loop (unresolvable) counts as outside, and the null and
+terminal devices are never outside (`2>/dev/null` must not ask). Reading the zero and random devices
 touches nothing outside either (`harmless_read`); writing them does.
 """
 

@@ -3,8 +3,8 @@
 A rule says `state` (allow / ask / deny) for values of `surface` matching `pattern`. Within a
 surface the **last** matching rule wins (rules are kept in configuration order, defaults
 first). The `*` surface is the fallback of tool surfaces: its rules answer only when none of
-the tool's own rules matches, and never for `path` and `external_directory`
-(spec/decisions.md 4).
+the tool's own rules matches, and never for `path` and `external_directory`, which have only
+their own rules.
 
 Paths are judged in each lineage of their forms (`PathForms.lineages`: as written, as
 resolved) — a relative pattern against the relative form, an absolute one against the absolute

@@ -6,7 +6,7 @@ ending in ` *` also matches without that suffix (`git *` matches `git`); `~`, `$
 `${HOME}` at the start expand to the home directory.
 
 **Path patterns** (`read` `write` `edit` `grep` `find` `ls`, `path`, `external_directory`):
-the same, plus what paths need (spec/decisions.md 6-8): the pattern is normalized like a path
+the same, plus what paths need: the pattern is normalized like a path
 (`./.env` is `.env`, `a/../b` is `b`); `dir/*` also matches `dir` itself; `**/` also matches
 no directory at all (`**/*.env` matches `.env`); a trailing `/` means the directory and
 everything under it. A path pattern is *absolute* (it starts with `/` after expansion) or

@@ -1,6 +1,6 @@
 """The context pruner: finished tool-call batches leave the outgoing context as short stubs,
-the raw outputs stay recoverable, protected content stays verbatim (issue 10, spec
-extensions.md part A; strategies `summarize` and `mask`).
+the raw outputs stay recoverable, protected content stays verbatim (docs/pruning.md;
+strategies `summarize` and `mask`).
 
 Glob contract (`_glob`), protection (`_protect`), settings (`_config`), persisted entries
 (`_records`), the index (`_index`), capture (`_capture`), spill files (`_spill`), stubs

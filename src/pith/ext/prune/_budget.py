@@ -1,4 +1,4 @@
-"""Budget and delta triggers (spec A.6.8): when the current task may be pruned too. Pure.
+"""Budget and delta triggers: when the current task may be pruned too (docs/pruning.md). Pure.
 
 Outside these triggers nothing from the last user message on is pruned (`_render`), so one
 very long task never shrinks. With `autoBudgetThreshold` t, a turn that leaves the context at

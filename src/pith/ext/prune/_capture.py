@@ -1,6 +1,6 @@
 """Capture: one assistant turn's tool calls and results become a batch plan. Pure.
 
-Order of judgement per call (spec A.6.4): protected → already indexed → dedup → kept. The
+Order of judgement per call: protected → already indexed → dedup → kept. The
 kept calls of a batch are indexed only when together they hold at least `minBatchChars` raw
 characters; a smaller batch is skipped and the frontier records that it was tried.
 """
@@ -71,7 +71,7 @@ def result_text(message: ToolResultMessage) -> str:
 
 def content_hash(tool_name: str, text: str) -> str:
     """sha1 of the tool name and the text with CRLF→LF, trailing blanks per line stripped,
-    and the whole trimmed (spec A.6.4)."""
+    and the whole trimmed, so outputs that differ only in line ends or trailing blanks dedup."""
     lines = text.replace("\r\n", "\n").split("\n")
     normal = "\n".join(line.rstrip(" \t") for line in lines).strip()
     return hashlib.sha1(f"{tool_name}\0{normal}".encode()).hexdigest()

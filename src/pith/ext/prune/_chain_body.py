@@ -1,4 +1,4 @@
-"""What a compressed chain says (spec A.6.7): the body of its `<compressed-chain>` message.
+"""What a compressed chain says (docs/pruning.md): the body of its `<compressed-chain>` message.
 Pure.
 
 - Two or more distinct per-batch summaries cover the chain and `fuseRangeSummary` is on: one

@@ -1,4 +1,4 @@
-"""Which chains to compress now, and what each needs (spec A.6.7). Pure.
+"""Which chains to compress now, and what each needs (docs/pruning.md). Pure.
 
 `plan_chains` detects the chains of the session's messages, selects those older than the
 newest K (`_chains.select_chains`), defers a chain holding a `context_tree_query` output still

@@ -1,4 +1,4 @@
-"""Applying compressed chains to the outgoing messages (spec A.6.7). Pure.
+"""Applying compressed chains to the outgoing messages (docs/pruning.md). Pure.
 
 For each `prune-chain` entry, in order:
 

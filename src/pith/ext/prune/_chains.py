@@ -1,4 +1,4 @@
-"""Chains (spec A.6.7): detection and selection. Pure.
+"""Chains (docs/pruning.md, "Chain compression"): detection and selection. Pure.
 
 A *chain* is one user message and the work it started: the assistant messages that called
 tools and their results (the *middle*), up to the assistant message without tool calls that

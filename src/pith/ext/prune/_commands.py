@@ -1,4 +1,4 @@
-"""`/pruner` and its subcommands (spec extensions.md A.3).
+"""`/pruner` and its subcommands (docs/pruning.md, `/pruner`).
 
 Reading a setting subcommand's value is pure (`parse_setting`): the settings key and its JSON
 value, or a one-line error naming the expected form. Applying it (for the session, and saved

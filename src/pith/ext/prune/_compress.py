@@ -1,4 +1,4 @@
-"""Compressing chains (spec A.6.7): writing the `prune-chain` entries `_chain_plan` decides on.
+"""Compressing chains (docs/pruning.md): writing the `prune-chain` entries `_chain_plan` decides on.
 
 Runs before a new prompt (after that prompt's summaries, if any), after `/pruner now`, and for
 `/pruner compact` with K = 0. For each chain, in order:

@@ -1,6 +1,6 @@
 """The `prune` settings: checked one key at a time, a bad value warned about and defaulted.
 
-Keys (settings.json, `"prune": {...}`), following spec/extensions.md A.2:
+Keys (settings.json, `"prune": {...}`), as docs/pruning.md lists them:
 
 | key | default | meaning |
 |---|---|---|

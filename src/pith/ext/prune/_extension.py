@@ -22,7 +22,7 @@
 
 Summary delivery: `api.send_message(..., display=False)` while pith is idle (the handler runs
 before the run starts) records the message at once and appends it to the conversation, with
-no turn and no steering (spec A.5: a steered summary makes the model answer it). A batch whose
+no turn and no steering (a steered summary would make the model answer it). A batch whose
 summary fails is masked instead, one whose summary is longer than its results stays raw; both
 outcomes are persisted (`prune-summary-outcome`) so a reload renders the same bytes.
 """

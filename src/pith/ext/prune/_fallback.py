@@ -1,4 +1,4 @@
-"""The summarizer's outage fallback (spec A.6.2). Pure, with an injectable clock.
+"""The summarizer's outage fallback (docs/pruning.md). Pure, with an injectable clock.
 
 Only when `summarizerModel` names a model other than the session model: a *transient* failure
 of that model (a failed stream, a timeout, an error reply) retries the request once on the

@@ -1,4 +1,4 @@
-"""The protected-path glob contract (seed 000): a pattern compiled once to an anchored regex.
+"""The protected-path glob contract (docs/pruning.md): a pattern compiled once to an anchored regex.
 
 - `*` and `?` match within one path segment (never `/`);
 - `**` matches across segments; `**/` also matches zero directories, so `**/SKILL.md`

@@ -1,4 +1,4 @@
-"""Protection (seed 000): which calls the pruner never touches. Pure."""
+"""Protection (docs/pruning.md): which calls the pruner never touches. Pure."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Render-time masking: the outgoing messages with finished batches' results as stubs. Pure.
 
-What stays raw (spec A.6.1 "one prompt-cache bust per task, not per turn", A.6.4, A.6.5):
+What stays raw (so the prompt cache is busted once per task, not once per turn):
 
 - everything from the last user message on — the task the model is working on now — and, with
   `keepRecentTurns` N, the N user turns before it. Masking mid-task would hide what the model

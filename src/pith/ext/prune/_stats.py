@@ -1,4 +1,4 @@
-"""The pruner's running totals (`prune-stats`, spec extensions.md A.4): what the summarizer
+"""The pruner's running totals (`prune-stats`): what the summarizer
 cost, how many summaries it wrote, and what the last pruning request masked and saved.
 
 One custom entry holds the whole state (the last one on the branch wins), so a reload or a move

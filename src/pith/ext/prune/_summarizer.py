@@ -5,8 +5,8 @@ Credentials: the key pith itself sends for the model (`ctx.get_api_key(model)`: 
 then models.json `apiKey`, then the provider's environment variables) and the registry's
 `request_headers(model)`, with a bearer header for providers that want one.
 
-Timeouts (spec A.2): `idle` seconds without a stream event, `total` seconds in all; 0 turns
-either off. A timeout aborts the request.
+Timeouts (the `summarizer*TimeoutMs` settings): `idle` seconds without a stream event, `total`
+seconds in all; 0 turns either off. A timeout aborts the request.
 """
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ _AUTH = re.compile(
 class SummaryFailed(Exception):
     """The summarizer gave no usable summary; the message says why (for a notice).
 
-    `kind` (spec A.6.2): `auth` (the provider refused the credentials), `unusable` (a reply
-    came but is no summary: cut by the output limit, a tool call, blank) or `transient`
-    (anything else: a failed stream, a timeout, an error reply)."""
+    `kind` (only a `transient` one may trip the outage fallback, `_fallback`): `auth` (the
+    provider refused the credentials), `unusable` (a reply came but is no summary: cut by the
+    output limit, a tool call, blank) or `transient` (anything else: a failed stream, a
+    timeout, an error reply)."""
 
     def __init__(self, message: str, kind: FailureKind = "transient") -> None:
         super().__init__(message)

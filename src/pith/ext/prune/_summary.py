@@ -1,7 +1,7 @@
 """The `summarize` strategy's pure half: which batches to summarize, what the summarizer
 reads, what its reply becomes, and the stub a summarized result reads as.
 
-When (spec A.5, A.6.1): a batch is summarized when it becomes prunable — when the next user
+When: a batch is summarized when it becomes prunable — when the next user
 prompt moves the keep-recent boundary past it (`before_agent_start`). That is the moment the
 mask strategy would stub it, so the prompt prefix changes once per task, never mid-task; the
 summary is recorded just before the new prompt, after the task it describes.
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 INPUT_CAP = 2000
-"""Characters of one result the summarizer reads (spec A.2)."""
+"""Characters of one result the summarizer reads; the rest is cut with a note."""
 
 SUMMARY_SYSTEM_PROMPT = """You condense the tool results of a coding agent's finished work \
 so the agent can keep working without the full outputs in its context.

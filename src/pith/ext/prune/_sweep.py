@@ -1,5 +1,5 @@
-"""Orphan sweep (spec A.6.5, phase 4): tool results that answer no open call leave the
-outgoing messages. Pure.
+"""Orphan sweep, the render's last step (docs/pruning.md): tool results that answer no open
+call leave the outgoing messages. Pure.
 
 One forward pass. Each assistant message *replaces* the set of open calls with its own tool
 call ids; a tool result consumes its open call, or is removed when its call is not open (a
