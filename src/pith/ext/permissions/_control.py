@@ -22,6 +22,7 @@ the agent. Pure: the only input is the path's forms and the folders passed in.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from dataclasses import dataclass
@@ -61,8 +62,10 @@ _COMPONENT_AREAS: tuple[tuple[tuple[str, ...], str, bool], ...] = (
 )
 
 
+@functools.cache
 def pith_package_dir() -> str:
-    """The folder pith's own code is installed in (resolved)."""
+    """The folder pith's own code is installed in (resolved; looked up once per process, as
+    every tool call asks)."""
     import pith
 
     return os.path.realpath(os.path.dirname(pith.__file__))
