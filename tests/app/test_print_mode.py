@@ -128,6 +128,16 @@ def test_json_mode_streams_every_event_in_pis_shapes(tmp_path: Path, work: Path)
     assert final["stopReason"] == "stop"
 
 
+def block_events(stdout: str) -> list[str]:
+    """The start and end events of the reply's blocks, in the order `--mode json` sent them."""
+    kinds = [
+        event["assistantMessageEvent"]["type"]
+        for event in map(json.loads, stdout.splitlines())
+        if event["type"] == "message_update"
+    ]
+    return [kind for kind in kinds if kind.endswith(("_start", "_end"))]
+
+
 @pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
 def test_json_mode_ends_the_thinking_block_before_the_text_starts(
     tmp_path: Path, work: Path, api: str
@@ -137,13 +147,8 @@ def test_json_mode_ends_the_thinking_block_before_the_text_starts(
         agent = setup_agent_dir(tmp_path, server, api=api)
         result = run_pith(tmp_path, agent, "--mode", "json", "2+2?")
     assert result.returncode == 0, result.stderr
-    kinds = [
-        event["assistantMessageEvent"]["type"]
-        for event in map(json.loads, result.stdout.splitlines())
-        if event["type"] == "message_update"
-    ]
-    blocks = [kind for kind in kinds if kind.endswith(("_start", "_end"))]
-    assert blocks == ["thinking_start", "thinking_end", "text_start", "text_end"], kinds
+    blocks = block_events(result.stdout)
+    assert blocks == ["thinking_start", "thinking_end", "text_start", "text_end"], blocks
 
 
 @pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
@@ -164,12 +169,7 @@ def test_json_mode_ends_the_text_block_before_a_tool_call_starts(
         agent = setup_agent_dir(tmp_path, server, api=api)
         result = run_pith(tmp_path, agent, "--mode", "json", "read it")
     assert result.returncode == 0, result.stderr
-    updates = [
-        event["assistantMessageEvent"]["type"]
-        for event in map(json.loads, result.stdout.splitlines())
-        if event["type"] == "message_update"
-    ]
-    blocks = [kind for kind in updates if kind.endswith(("_start", "_end"))]
+    blocks = block_events(result.stdout)
     assert blocks[:6] == [
         "thinking_start",
         "thinking_end",
@@ -177,7 +177,7 @@ def test_json_mode_ends_the_text_block_before_a_tool_call_starts(
         "text_end",
         "toolcall_start",
         "toolcall_end",
-    ], updates
+    ], blocks
 
 
 def test_a_rate_limit_is_retried_and_then_succeeds(tmp_path: Path, work: Path) -> None:

@@ -6,12 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import stat
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,10 +20,7 @@ from pith.json_input import parse_json
 from pith.resources import load_settings
 from pith.session import SessionStore
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
-
-
-def call(name: str, **arguments: object) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+from tests.ext.permissions._cli import Cli, call
 
 
 def tool_text(server: FakeServer, n: int) -> str:
@@ -42,36 +36,6 @@ def tool_names(server: FakeServer, n: int) -> list[str]:
 
 
 # --- print mode, through the real `pith` command ----------------------------------------------
-
-
-@dataclass
-class Cli:
-    tmp_path: Path
-    env: dict[str, str]
-
-    @property
-    def work(self) -> Path:
-        return self.tmp_path / "work"
-
-    @property
-    def agent(self) -> Path:
-        return self.tmp_path / "agent"
-
-    def settings(self, permission: object) -> None:
-        (self.agent / "settings.json").write_text(json.dumps({"permission": permission}))
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "pith", *args],
-            cwd=self.work,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    def prompt(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return self.run("-p", "--model", "fake/m", *args)
 
 
 @pytest.fixture

@@ -20,13 +20,10 @@ from typing import Any
 import pytest
 
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
+from tests.ext.permissions._cli import Cli, call
 
 USER_RULES = {"*": "allow", "bash": {"*": "allow", "rm *": "deny"}}
 PITH = f"{shlex.quote(sys.executable)} -m pith"
-
-
-def call(name: str, **arguments: object) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "arguments": arguments}]}
 
 
 def tool_texts(server: FakeServer) -> list[str]:
@@ -41,34 +38,13 @@ def tool_texts(server: FakeServer) -> list[str]:
 
 
 @dataclass
-class Setup:
-    tmp_path: Path
-    env: dict[str, str]
-
-    @property
-    def work(self) -> Path:
-        return self.tmp_path / "work"
-
-    @property
-    def agent(self) -> Path:
-        return self.tmp_path / "agent"
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "pith", *args],
-            cwd=self.work,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-
+class Setup(Cli):
     def model_tries(self, *calls: dict[str, Any], args: tuple[str, ...] = ()) -> list[str]:
         """Run `pith -p` with a model that makes `calls`; the tool results it was told."""
         script = {"turns": [*calls, {"text": "done"}]}
         with FakeServer(script) as server:
             configure_agent_dir(self.agent, server)
-            result = self.run("-p", "--model", "fake/m", *args, "go")
+            result = self.run("-p", "--model", "fake/m", *args, "go", timeout=120)
             assert result.returncode == 0, result.stderr
             self.stderr = result.stderr
             return tool_texts(server)
