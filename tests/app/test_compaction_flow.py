@@ -10,7 +10,7 @@ from typing import Any
 
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
-from pith.app._events import CompactionEnd, CompactionStart
+from pith.app.session._events import CompactionEnd, CompactionStart
 from pith.compaction import SUMMARIZER_SYSTEM_PROMPT, estimate_tokens
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner
 from pith.resources import ContextFile, Resources, load_settings

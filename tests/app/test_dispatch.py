@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pith.app._dispatch import CommandNames, Invocation, classify, refusal, split_command
+from pith.app.session._dispatch import CommandNames, Invocation, classify, refusal, split_command
 
 NAMES = CommandNames(
     builtin={"session", "model"},

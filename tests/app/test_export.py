@@ -12,9 +12,14 @@ from pathlib import Path
 import pytest
 
 from pith.ai import ImageContent, TextContent, ToolCall, UserMessage
-from pith.app._export import default_export_path, export_html, export_session_file, export_store
-from pith.app._export_entries import TEXT_CAP
-from pith.app._export_usage import MIN_GAIN_TOKENS, context_timeline
+from pith.app.export._entries import TEXT_CAP
+from pith.app.export._usage import MIN_GAIN_TOKENS, context_timeline
+from pith.app.export._write import (
+    default_export_path,
+    export_html,
+    export_session_file,
+    export_store,
+)
 from pith.errors import PithError
 from pith.session import SessionFileError, SessionStore, load_session
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from pith.ai import TextContent, ToolCall
-from pith.app._export import export_html
-from pith.app._export_assets import SCRIPT
+from pith.app.export._assets import SCRIPT
+from pith.app.export._write import export_html
 from pith.session import SessionStore
 from tests.app.export_sessions import reply, result, rich_session, user
 

@@ -11,7 +11,7 @@ import pytest
 
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
-from pith.app._navigation import fork_session, navigate_tree, new_session, switch_session
+from pith.app.session._navigation import fork_session, navigate_tree, new_session, switch_session
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner
 from pith.session import SessionStore
 from pith.testing import FakeServer, configure_agent_dir

@@ -14,7 +14,7 @@ import pytest
 
 from pith.ai import ModelRegistry, UserMessage
 from pith.app import AgentSession, SessionOptions, build_agent_session
-from pith.app._navigation import TreeNavigation, navigate_tree
+from pith.app.session._navigation import TreeNavigation, navigate_tree
 from pith.compaction import BRANCH_SUMMARY_PREAMBLE, NO_BRANCH_CONTENT, SUMMARIZER_SYSTEM_PROMPT
 from pith.errors import InputError
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner

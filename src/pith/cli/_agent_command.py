@@ -121,7 +121,7 @@ async def _main(argv: list[str]) -> int:
         api_key=options.api_key,
         agent_dir=home,
     )
-    from pith.app._stores import SessionChoice, open_store
+    from pith.app.session import SessionChoice, open_store
 
     if options.resume and interactive and not _combined_with_resume(options):
         picked = await _pick_session(cwd, home, options.session_dir, values.session_dir)
@@ -196,7 +196,7 @@ async def _run_in(
             file=sys.stderr,
         )
         thinking = "off"
-    from pith.app._factory import SessionOptions, build_agent_session
+    from pith.app.session import SessionOptions, build_agent_session
 
     session = build_agent_session(
         cwd=cwd,
@@ -225,7 +225,7 @@ async def _run_in(
         assert rpc is not None
         return await rpc.serve(session)  # starts and shuts down the session itself
     if interactive and prompts is not None:
-        from pith.app.interactive import run_interactive
+        from pith.app.modes.interactive import run_interactive
 
         await session.start()
         try:
@@ -251,8 +251,8 @@ async def _pick_session(
     cwd: str, home: Path, explicit: str | None, configured: str | None
 ) -> str | None:
     """`pith -r` in a terminal: choose the session in a list; None when cancelled."""
-    from pith.app._stores import format_session_list, session_dir_for
-    from pith.app.interactive import choose_one
+    from pith.app.modes.interactive import choose_one
+    from pith.app.session import format_session_list, session_dir_for
     from pith.session import list_sessions
 
     directory = session_dir_for(cwd, home, explicit, configured)
@@ -275,13 +275,13 @@ def _trust_asker(argv: list[str]) -> Ask | None:
     scripted = any(arg in ("-p", "--print", "--mode") or arg.startswith("--mode=") for arg in argv)
     if scripted or not _is_interactive(False, "text"):
         return None
-    from pith.app.interactive import ask_trust
+    from pith.app.modes.interactive import ask_trust
 
     return ask_trust
 
 
 def _terminal_ui() -> ExtensionUI:
-    from pith.app.interactive import PlainUI, TerminalUI, is_plain_terminal
+    from pith.app.modes.interactive import PlainUI, TerminalUI, is_plain_terminal
 
     return PlainUI() if is_plain_terminal() else TerminalUI()
 

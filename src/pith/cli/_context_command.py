@@ -53,10 +53,15 @@ def run(argv: list[str]) -> int:
 
 async def _run(argv: list[str]) -> int:
     from pith.ai import ModelRegistry, as_thinking_level
-    from pith.app._compaction import compaction_rules
-    from pith.app._context_report import build_report, render_report, report_to_json
-    from pith.app._factory import SessionOptions, build_agent_session
-    from pith.app._stores import session_dir_for
+    from pith.app.session import (
+        SessionOptions,
+        build_agent_session,
+        build_report,
+        compaction_rules,
+        render_report,
+        report_to_json,
+        session_dir_for,
+    )
     from pith.cli._startup import load_run_resources
     from pith.session import SessionStore, find_latest_session, resolve_session_arg
 

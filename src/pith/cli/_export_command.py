@@ -38,8 +38,8 @@ def _parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     options = _parser().parse_args(argv)
 
-    from pith.app._export import export_session_file
-    from pith.app._stores import session_dir_for
+    from pith.app.export import export_session_file
+    from pith.app.session import session_dir_for
     from pith.cli._startup import configured_session_dir
     from pith.resources import agent_dir
     from pith.session import SessionFileError, find_latest_session, resolve_session_arg

@@ -19,7 +19,7 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per session")
     options = parser.parse_args(argv)
 
-    from pith.app._stores import format_session_list, session_dir_for
+    from pith.app.session import format_session_list, session_dir_for
     from pith.cli._startup import configured_session_dir
     from pith.resources import agent_dir
     from pith.session import list_sessions

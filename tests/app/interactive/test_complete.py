@@ -9,7 +9,7 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from pith.app.interactive._complete import CommandInfo, EditorCompleter
+from pith.app.modes.interactive._complete import CommandInfo, EditorCompleter
 
 
 async def branches(prefix: str) -> Sequence[str]:
@@ -98,7 +98,7 @@ def test_a_fragment_after_at_finds_files_anywhere_in_the_project(tmp_path: Path)
 
 
 def test_fuzzy_ranking_prefers_the_file_name_and_whole_fragments() -> None:
-    from pith.app.interactive._files import fuzzy_score, rank_paths
+    from pith.app.modes.interactive._files import fuzzy_score, rank_paths
 
     paths = ["docs/main.md", "src/pith/__main__.py", "src/domain/app.py", "tests/test_main.py"]
     assert rank_paths("mainpy", paths)[:2] == ["tests/test_main.py", "src/pith/__main__.py"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from pith.app.interactive._dialog import Question, visible_window
+from pith.app.modes.interactive._dialog import Question, visible_window
 
 FOUR = ["a", "b", "c", "d"]
 

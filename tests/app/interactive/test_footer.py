@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pith.ai import AssistantMessage, Cost, TextContent, Usage, UserMessage
-from pith.app.interactive._footer import (
+from pith.app.modes.interactive._footer import (
     FooterData,
     compaction_totals,
     footer_text,

@@ -3,7 +3,7 @@ and the guard's receipt for slow commands."""
 
 from __future__ import annotations
 
-from pith.app.interactive._format import (
+from pith.app.modes.interactive._format import (
     Painter,
     ToolView,
     guard_receipt,

@@ -9,8 +9,8 @@ import pytest
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.keys import Keys
 
-from pith.app.interactive._keys import key_bindings, reserved_sequences
-from pith.app.interactive._shortcuts import parse_key, plan_shortcuts
+from pith.app.modes.interactive._keys import key_bindings, reserved_sequences
+from pith.app.modes.interactive._shortcuts import parse_key, plan_shortcuts
 from pith.extensions import Shortcut
 
 

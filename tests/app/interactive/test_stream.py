@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pith.app.interactive._stream import MarkdownStream, fence_of
+from pith.app.modes.interactive._stream import MarkdownStream, fence_of
 
 
 def feed(text: str, size: int) -> tuple[list[str], str]:

@@ -12,8 +12,8 @@ from pith.agent import (
     ToolResult,
 )
 from pith.ai import AssistantMessage, TextContent, TextDelta, ToolCallStart, UserMessage
-from pith.app.interactive._format import Painter
-from pith.app.interactive._transcript import Transcript
+from pith.app.modes.interactive._format import Painter
+from pith.app.modes.interactive._transcript import Transcript
 
 
 class Screen:
@@ -157,7 +157,7 @@ def test_a_tool_error_block_is_written_even_without_a_start_event() -> None:
 def test_a_finished_run_gets_one_closing_line_with_its_tally() -> None:
     from pith.agent import AgentStart
     from pith.ai import Cost, Usage
-    from pith.app._events import AgentSettled
+    from pith.app.session._events import AgentSettled
 
     t, screen = transcript()
     t.handle(AgentStart())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pith.ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
-from pith.app.interactive._tree import tree_rows
+from pith.app.session._tree_rows import tree_rows
 from pith.session import SessionStore
 
 

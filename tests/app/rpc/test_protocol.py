@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pith.ai import ImageContent
-from pith.app._rpc._protocol import (
+from pith.app.modes.rpc._protocol import (
     COMMANDS,
     NO_DATA,
     Command,

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pith.ai import AssistantMessage, TextContent, ToolCall
-from pith.app._rpc._views import bash_delta, entries_since, last_assistant_text
+from pith.app.modes.rpc._views import bash_delta, entries_since, last_assistant_text
 from pith.session import SessionStore
 
 

@@ -1,0 +1,15 @@
+"""A session as one self-contained HTML page (`pith --export`, `/export`); see docs/export.md."""
+
+from pith.app.export._write import (
+    default_export_path,
+    export_html,
+    export_session_file,
+    export_store,
+)
+
+__all__ = [
+    "default_export_path",
+    "export_html",
+    "export_session_file",
+    "export_store",
+]
