@@ -62,7 +62,7 @@ from pith.agent import AbortController
 from pith.ext.guard import plan_command
 from pith.ext.guard._tools import GuardedTool, GuardSettings
 from pith.tools import shell_parse
-from pith.tools.bash import BashTool
+from pith.tools._bash import BashTool
 from pith.tools.shell_parse import find_shfmt, parse_bash
 
 TARGET_PLAN_P50_MS = 10.0

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import PI_NODE, PI_PACKAGE, best_of, oracle_available, summary
-from pith.tools.truncate import truncate_head, truncate_tail
+from pith.tools._truncate import truncate_head, truncate_tail
 
 SIZES_MB = (1, 10, 100)
 LINE = "2026-11-29 12:00:00 INFO worker-7 processed item 123456 in 0.42 ms é\n"

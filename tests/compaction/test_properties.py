@@ -32,7 +32,7 @@ from pith.compaction import (
     truncate_for_summary,
 )
 from pith.session import CompactionEntry, MessageEntry, SessionEntry, entry_messages, project
-from pith.tools.truncate import utf16_len
+from pith.tools._truncate import utf16_len
 from tests.compaction.sessions import Op, build, ops, path_of
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from pith.compaction import (
     resolve_compaction_settings,
     should_compact,
 )
-from pith.resources.settings import CompactionSettings
+from pith.resources._settings import CompactionSettings
 
 
 def _settings(**raw: object) -> CompactionSettings:

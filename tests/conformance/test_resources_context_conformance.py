@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pith.resources.context_files import load_context_files
+from pith.resources._context_files import load_context_files
 from tests.conformance.resources_golden import (
     build_fixture,
     case_ids,

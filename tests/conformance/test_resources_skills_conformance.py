@@ -22,20 +22,20 @@ from typing import Any
 
 import pytest
 
-from pith.resources._types import Diagnostic, PromptTemplate, Skill, SourceInfo
-from pith.resources.discovery import discover_prompt_templates, discover_skills
-from pith.resources.frontmatter import FrontmatterError, parse_frontmatter
-from pith.resources.prompt_templates import (
+from pith.resources._discovery import discover_prompt_templates, discover_skills
+from pith.resources._frontmatter import FrontmatterError, parse_frontmatter
+from pith.resources._prompt_templates import (
     expand_prompt_template,
     parse_command_args,
     substitute_args,
 )
-from pith.resources.skills import (
+from pith.resources._skills import (
     expand_skill_command,
     format_skills_for_prompt,
     load_skills,
     load_skills_from_dir,
 )
+from pith.resources._types import Diagnostic, PromptTemplate, Skill, SourceInfo
 
 from .resources_golden import build_fixture, cases, pith_path
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pith.resources.system_files import load_system_files
+from pith.resources._system_files import load_system_files
 from tests.conformance.resources_golden import (
     build_fixture,
     case_ids,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pith.resources.trust import has_trust_requiring_resources, resolve_project_trust
+from pith.resources._trust import has_trust_requiring_resources, resolve_project_trust
 from tests.conformance.resources_golden import build_fixture, case_ids, cases, pith_path
 
 PROTECTED_CASES = cases("trust", "hasTrustRequiringProjectResources")

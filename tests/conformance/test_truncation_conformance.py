@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pith.ai import to_builtins
-from pith.tools.truncate import format_size, truncate_head, truncate_line, truncate_tail
+from pith.tools._truncate import format_size, truncate_head, truncate_line, truncate_tail
 
 GOLDEN = json.loads((Path(__file__).parent / "truncation.json").read_text(encoding="utf-8"))
 CASES: list[dict[str, Any]] = GOLDEN["cases"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pith.resources.settings import SettingsWriteError, edit_settings_file
+from pith.resources._settings import SettingsWriteError, edit_settings_file
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
 
 DEEP = '{"retry": ' + "[" * 100_000 + "]" * 100_000 + "}"

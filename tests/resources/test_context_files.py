@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pith.resources._context_files import load_context_files
 from pith.resources._types import ContextFile
-from pith.resources.context_files import load_context_files
 from tests.resources._unreadable import make_unreadable
 
 

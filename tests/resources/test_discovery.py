@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pith.resources._discovery import discover_prompt_templates, discover_skills
 from pith.resources._types import SourceInfo
-from pith.resources.discovery import discover_prompt_templates, discover_skills
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pith.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
+from pith.resources._frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
 
 
 def test_error_names_the_file_line_and_is_one_line() -> None:

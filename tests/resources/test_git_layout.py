@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pith.resources._context_files import load_context_files
 from pith.resources._git_layout import find_git_paths, nested_worktree_main_root
-from pith.resources.context_files import load_context_files
 
 
 @pytest.fixture

@@ -7,13 +7,13 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pith.resources._types import PromptTemplate, SourceInfo
-from pith.resources.prompt_templates import (
+from pith.resources._prompt_templates import (
     expand_prompt_template,
     load_prompt_template,
     parse_command_args,
     substitute_args,
 )
+from pith.resources._types import PromptTemplate, SourceInfo
 
 
 def _load(path: Path) -> PromptTemplate:

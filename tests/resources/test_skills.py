@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from pith.resources._types import Skill, SourceInfo
-from pith.resources.skills import (
+from pith.resources._skills import (
     expand_skill_command,
     format_skills_for_prompt,
     load_skill_file,
     load_skills,
     load_skills_from_dir,
 )
+from pith.resources._types import Skill, SourceInfo
 
 
 def _skill(folder: Path, name: str, description: str = "Does things.", body: str = "Body") -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pith.errors import InputError
-from pith.resources.system_files import PromptText, load_system_files
+from pith.resources._system_files import PromptText, load_system_files
 from tests.resources._unreadable import make_unreadable
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from pith.errors import ConfigError
 from pith.extensions.events import TrustDecision
-from pith.resources.trust import (
+from pith.resources._trust import (
     TrustChoice,
     TrustQuestion,
     TrustResolution,
@@ -21,7 +21,7 @@ from pith.resources.trust import (
     trust_options,
     trust_question,
 )
-from pith.resources.trust_store import TrustStore
+from pith.resources._trust_store import TrustStore
 
 
 @dataclass

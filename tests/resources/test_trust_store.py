@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pith.errors import ConfigError
-from pith.resources.trust_store import TrustEntry, TrustStore
+from pith.resources._trust_store import TrustEntry, TrustStore
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_corrupt_file_is_a_one_line_error_and_is_never_overwritten(
 _WRITER = textwrap.dedent(
     """
     import os, sys, time
-    from pith.resources.trust_store import TrustStore
+    from pith.resources._trust_store import TrustStore
 
     agent, base, name, count, go = sys.argv[1:]
     while not os.path.exists(go):

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from pith.agent import AbortController, ToolResult
 from pith.tools import BashTool, OutputAccumulator
-from pith.tools.bash import BACKGROUND_NOTE
-from pith.tools.truncate import truncate_tail
+from pith.tools._bash import BACKGROUND_NOTE
+from pith.tools._truncate import truncate_tail
 from tests.background import stop_loop
 
 from .conftest import RunTool

@@ -21,7 +21,7 @@ from pith.ext.guard._tools import GuardedTool, GuardSettings
 from pith.resources import SettingsValues, load_settings
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
 from pith.tools import BashTool
-from pith.tools.output_files import (
+from pith.tools._output_files import (
     DEFAULT_FULL_OUTPUT_MAX_BYTES,
     FULL_OUTPUT_TTL_SECONDS,
     sweep_output_files,

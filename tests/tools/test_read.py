@@ -18,7 +18,7 @@ from pith.agent import AbortController, ToolError
 from pith.ai import ImageContent
 from pith.tools import _line_select
 from pith.tools._line_select import select_lines
-from pith.tools.truncate import truncate_head
+from pith.tools._truncate import truncate_head
 
 from .conftest import RunTool
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pith.tools.truncate import (
+from pith.tools._truncate import (
     count_lines,
     format_size,
     truncate_head,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pith.tools.ls import collation_key
+from pith.tools._ls import collation_key
 
 from .conftest import RunTool
 

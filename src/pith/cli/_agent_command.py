@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pith.app import RpcConnection
     from pith.cli._startup import PreparedRun
     from pith.extensions import ExtensionUI
-    from pith.resources.trust import Ask
+    from pith.resources._trust import Ask
     from pith.session import SessionStore
 
 __all__ = ["parser", "run"]

@@ -26,7 +26,7 @@ from pith.errors import InputError
 if TYPE_CHECKING:
     from pith.extensions import ExtensionRunner
     from pith.resources import Resources, Settings, TrustResolution
-    from pith.resources.trust import Ask
+    from pith.resources._trust import Ask
 
 __all__ = [
     "PreparedRun",

@@ -45,7 +45,7 @@ def run(argv: list[str]) -> int:
         trust_options,
         trust_requiring_resources,
     )
-    from pith.resources.trust_store import trust_key
+    from pith.resources._trust_store import trust_key
 
     folder = os.path.abspath(options.folder or os.getcwd())
     if not os.path.isdir(folder):

@@ -1,38 +1,30 @@
 """Standing instructions: settings, context files, skills, templates, trust, the system prompt."""
 
-from pith.resources._types import (
-    Collision,
-    ContextFile,
-    Diagnostic,
-    PromptTemplate,
-    Skill,
-    SourceInfo,
-)
-from pith.resources.context_files import CONTEXT_FILE_NAMES, LoadedContextFiles, load_context_files
-from pith.resources.discovery import ExtensionPath, discover_prompt_templates, discover_skills
-from pith.resources.frontmatter import (
+from pith.resources._context_files import CONTEXT_FILE_NAMES, LoadedContextFiles, load_context_files
+from pith.resources._discovery import ExtensionPath, discover_prompt_templates, discover_skills
+from pith.resources._frontmatter import (
     Frontmatter,
     FrontmatterError,
     parse_frontmatter,
     strip_frontmatter,
 )
-from pith.resources.loader import ResourceOptions, Resources, load_resources
-from pith.resources.paths import AGENT_DIR_ENV, agent_dir
-from pith.resources.prompt_templates import (
+from pith.resources._loader import ResourceOptions, Resources, load_resources
+from pith.resources._paths import AGENT_DIR_ENV, agent_dir
+from pith.resources._prompt_templates import (
     expand_prompt_template,
     load_prompt_templates,
     parse_command_args,
     substitute_args,
 )
-from pith.resources.settings import Settings, SettingsValues, load_settings, merge_settings
-from pith.resources.skills import (
+from pith.resources._settings import Settings, SettingsValues, load_settings, merge_settings
+from pith.resources._skills import (
     expand_skill_command,
     format_skills_for_prompt,
     load_skills,
     load_skills_from_dir,
 )
-from pith.resources.system_files import PromptText, SystemFiles, load_system_files
-from pith.resources.system_prompt import (
+from pith.resources._system_files import PromptText, SystemFiles, load_system_files
+from pith.resources._system_prompt import (
     PREAMBLE,
     PromptTool,
     SystemPromptOptions,
@@ -40,7 +32,7 @@ from pith.resources.system_prompt import (
     build_system_prompt_sections,
     docs_section,
 )
-from pith.resources.trust import (
+from pith.resources._trust import (
     TRUST_FILE,
     DefaultTrust,
     ExtensionTrustVote,
@@ -56,6 +48,14 @@ from pith.resources.trust import (
     trust_options,
     trust_question,
     trust_requiring_resources,
+)
+from pith.resources._types import (
+    Collision,
+    ContextFile,
+    Diagnostic,
+    PromptTemplate,
+    Skill,
+    SourceInfo,
 )
 
 __all__ = [

@@ -5,20 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pith.agent import Tool
-from pith.tools._paths import resolve_to_cwd, resolve_tool_path
-from pith.tools.bash import BACKGROUND_NOTE, BashTool, CapturedOutput, ShellRun, run_shell
-from pith.tools.edit import EditTool
-from pith.tools.find import FindTool
-from pith.tools.grep import GrepTool
-from pith.tools.ls import LsTool
-from pith.tools.output import OutputAccumulator, OutputSnapshot
-from pith.tools.output_files import (
+from pith.tools._bash import BACKGROUND_NOTE, BashTool, CapturedOutput, ShellRun, run_shell
+from pith.tools._edit import EditTool
+from pith.tools._find import FindTool
+from pith.tools._grep import GrepTool
+from pith.tools._ls import LsTool
+from pith.tools._output import OutputAccumulator, OutputSnapshot
+from pith.tools._output_files import (
     DEFAULT_FULL_OUTPUT_MAX_BYTES,
     create_output_file,
     sweep_output_files,
 )
-from pith.tools.read import ReadTool
-from pith.tools.truncate import (
+from pith.tools._paths import resolve_to_cwd, resolve_tool_path
+from pith.tools._read import ReadTool
+from pith.tools._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     GREP_MAX_LINE_LENGTH,
@@ -28,7 +28,7 @@ from pith.tools.truncate import (
     truncate_line,
     truncate_tail,
 )
-from pith.tools.write import WriteTool
+from pith.tools._write import WriteTool
 
 __all__ = [
     "BACKGROUND_NOTE",

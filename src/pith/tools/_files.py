@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 
 from pith.agent import ToolError
 from pith.tools._paths import expand_path
-from pith.tools.truncate import format_size
+from pith.tools._truncate import format_size
 
 __all__ = [
     "BINARY_SNIFF_BYTES",

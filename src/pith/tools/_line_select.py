@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from pith.agent import AbortSignal, ToolError
-from pith.tools.truncate import (
+from pith.tools._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     TruncationResult,

@@ -20,7 +20,7 @@ from pith.agent import AbortController, ToolResult, check, coerce, run_tool_call
 from pith.ai import ToolCall
 from pith.ext.guard._arguments import Rename, normalize_arguments
 from pith.tools import builtin_tools
-from pith.tools.edit import prepare_edit_arguments
+from pith.tools._edit import prepare_edit_arguments
 
 PATH_ALIASES = ["file", "filePath", "file_path", "target", "filename", "file_name"]
 OLD_TEXT_ALIASES = [

@@ -50,8 +50,8 @@ from pith.ext.guard._project import in_process_view
 from pith.ext.guard._tools import GuardedTool, GuardSettings
 from pith.resources import load_settings
 from pith.testing import subprocess_env
-from pith.tools.bash import BashTool
-from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncate_tail
+from pith.tools._bash import BashTool
+from pith.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncate_tail
 from tests.ext.guard.corpus import _ISSUE, CORPUS, Case, build_fixture
 
 _BIN = os.path.dirname(sys.executable)  # the venv's rg

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pith.ext.guard._output_tail import read_tail
 from pith.ext.guard._plan import plan_command
 from pith.ext.guard._project import in_process_range
-from pith.tools.truncate import truncate_tail
+from pith.tools._truncate import truncate_tail
 
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")
 _PIECES = st.sampled_from([b"a", b"bc", b"\n", b"\r", b" ", b"\xc3\xa9", b"\xff", b"\xe2\x80\xa8"])

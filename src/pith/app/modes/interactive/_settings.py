@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pith.resources import load_settings
-from pith.resources.settings import SettingsWriteError, edit_settings_file
+from pith.resources._settings import SettingsWriteError, edit_settings_file
 
 if TYPE_CHECKING:
     from pith.app.modes.interactive._app import InteractiveApp

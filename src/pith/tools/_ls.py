@@ -12,7 +12,7 @@ from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_
 from pith.ai import UNSET, to_builtins
 from pith.tools._base import BuiltinTool
 from pith.tools._paths import resolve_tool_path
-from pith.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pith.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 __all__ = ["LsTool", "collation_key"]
 

@@ -6,7 +6,7 @@ case-sensitive). Its description is the frontmatter `description` when that is a
 string, else the first non-blank line of the body, untrimmed, cut to 60 characters plus `...`.
 The content is the body: trimmed when the file has frontmatter, as is otherwise. What a session
 loads, with precedence and collisions, is `discover_prompt_templates` in
-`pith.resources.discovery`.
+`pith.resources._discovery`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import os
 import re
 from collections.abc import Sequence
 
+from pith.resources._frontmatter import FrontmatterError, parse_frontmatter
 from pith.resources._input_paths import resolve_input_path
 from pith.resources._jstext import JS_SPACE_CLASS, JS_WHITESPACE, js_trim, utf16_len, utf16_prefix
 from pith.resources._pathnames import PROJECT_DIR, is_within
 from pith.resources._scan import markdown_files
 from pith.resources._text_file import decode_text
 from pith.resources._types import Diagnostic, PromptTemplate, SourceInfo
-from pith.resources.frontmatter import FrontmatterError, parse_frontmatter
 
 __all__ = [
     "expand_prompt_template",

@@ -19,7 +19,7 @@ from pith.tools._files import (
 from pith.tools._images import IMAGE_SNIFF_BYTES, detect_image_mime, process_image
 from pith.tools._line_select import LineSelection, select_lines
 from pith.tools._paths import resolve_tool_path
-from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from pith.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
 __all__ = ["ReadTool"]
 

@@ -23,10 +23,10 @@ import os
 from collections.abc import Sequence
 
 from pith.resources._input_paths import merge_paths, resolve_input_path
+from pith.resources._prompt_templates import load_prompt_templates
 from pith.resources._resolve import Origin, find_source_info, resolve_candidates
+from pith.resources._skills import load_skills
 from pith.resources._types import Collision, Diagnostic, PromptTemplate, Skill, SourceInfo
-from pith.resources.prompt_templates import load_prompt_templates
-from pith.resources.skills import load_skills
 
 __all__ = ["ExtensionPath", "discover_prompt_templates", "discover_skills"]
 

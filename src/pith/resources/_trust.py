@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from pith.resources._pathnames import PROJECT_DIR, StrPath, canonical_path, resolve_path
-from pith.resources.trust_store import TRUST_FILE, TrustEntry, TrustStore, trust_key
+from pith.resources._trust_store import TRUST_FILE, TrustEntry, TrustStore, trust_key
 
 __all__ = [
     "PROTECTED_PROJECT_ENTRIES",

@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from pith.tools.output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES, create_output_file
-from pith.tools.truncate import (
+from pith.tools._output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES, create_output_file
+from pith.tools._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     TruncationResult,

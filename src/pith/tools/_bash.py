@@ -28,9 +28,9 @@ from typing import BinaryIO, ClassVar
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback
 from pith.ai import UNSET, TextContent, to_builtins
 from pith.tools._base import BuiltinTool
-from pith.tools.output import OutputAccumulator, OutputSnapshot
-from pith.tools.output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES
-from pith.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from pith.tools._output import OutputAccumulator, OutputSnapshot
+from pith.tools._output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES
+from pith.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
 __all__ = [
     "BACKGROUND_NOTE",

@@ -24,7 +24,7 @@ from pith.ai import UNSET, TextContent, to_builtins
 from pith.tools._base import BuiltinTool
 from pith.tools._paths import resolve_tool_path
 from pith.tools._ripgrep import find_rg
-from pith.tools.truncate import (
+from pith.tools._truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
     format_size,

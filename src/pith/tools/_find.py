@@ -19,7 +19,7 @@ from pith.ai import UNSET, to_builtins
 from pith.tools._base import BuiltinTool
 from pith.tools._paths import resolve_tool_path
 from pith.tools._ripgrep import find_rg
-from pith.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pith.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 __all__ = ["FindTool", "glob_to_regex", "path_sort_key"]
 

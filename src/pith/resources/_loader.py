@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pith.resources._context_files import load_context_files
+from pith.resources._discovery import ExtensionPath, discover_prompt_templates, discover_skills
+from pith.resources._settings import Settings
+from pith.resources._system_files import load_system_files
+from pith.resources._system_prompt import docs_section
 from pith.resources._types import ContextFile, Diagnostic, PromptTemplate, Skill
-from pith.resources.context_files import load_context_files
-from pith.resources.discovery import ExtensionPath, discover_prompt_templates, discover_skills
-from pith.resources.settings import Settings
-from pith.resources.system_files import load_system_files
-from pith.resources.system_prompt import docs_section
 
 __all__ = ["ResourceOptions", "Resources", "load_resources"]
 

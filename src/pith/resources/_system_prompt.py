@@ -95,7 +95,7 @@ def build_system_prompt_sections(options: SystemPromptOptions) -> dict[str, str]
         raw["project_context"] = _project_context(options.context_files)
     reader = _skill_reader([tool.name for tool in declared], selected_names)
     if reader is not None and options.skills:
-        from pith.resources.skills import format_skills_for_prompt
+        from pith.resources._skills import format_skills_for_prompt
 
         text = format_skills_for_prompt(list(options.skills), reader).strip()
         if text:

@@ -5,7 +5,7 @@ A skill is a `SKILL.md` file (its folder is the skill) or, where the scan allows
 `*.md` file with a `description`. Its name is the frontmatter `name` when that is a non-empty
 string, else the folder's name. Problems with the name or a long description are warnings
 only; a skill without a (string, non-blank) description is not loaded. What a session loads,
-with precedence and collisions, is `discover_skills` in `pith.resources.discovery`.
+with precedence and collisions, is `discover_skills` in `pith.resources._discovery`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from pith.resources._frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
 from pith.resources._input_paths import resolve_input_path
 from pith.resources._jstext import js_trim, utf16_len
 from pith.resources._pathnames import PROJECT_DIR, canonical_path, is_within
 from pith.resources._scan import skill_files
 from pith.resources._text_file import decode_text
 from pith.resources._types import Collision, Diagnostic, Skill, SourceInfo
-from pith.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
 
 __all__ = [
     "FileReadTool",
