@@ -23,7 +23,7 @@ from pith.ai import (
     js_object_keys,
     js_stringify,
 )
-from pith.tools._truncate import slice_head
+from pith.tools import slice_head
 
 __all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]
 
