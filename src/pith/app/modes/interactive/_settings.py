@@ -9,8 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pith.app.modes.interactive._host import CommandHost
-from pith.resources import load_settings
-from pith.resources._settings import SettingsWriteError, edit_settings_file
+from pith.resources import SettingsWriteError, edit_settings_file, load_settings
 
 __all__ = ["settings_dialog"]
 
