@@ -48,8 +48,9 @@ from pith.session._projection import (
     entry_messages,
     project,
 )
-from pith.session._session import SessionStore, TreeNode, session_file_name
+from pith.session._session import SessionStore, session_file_name
 from pith.session._short_ids import short_ids
+from pith.session._tree import TreeNode
 
 __all__ = [
     "CURRENT_VERSION",

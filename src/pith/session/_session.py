@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -60,8 +59,9 @@ from pith.session._file import (
     load_session,
 )
 from pith.session._projection import SessionProjection, project
+from pith.session._tree import TreeNode, branch_path, child_entries, entry_tree
 
-__all__ = ["SessionStore", "TreeNode", "session_file_name"]
+__all__ = ["SessionStore", "session_file_name"]
 
 _E = TypeVar("_E", bound=msgspec.Struct)
 _VALID_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
@@ -70,13 +70,6 @@ _VALID_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 def session_file_name(session_id: str, timestamp: str) -> str:
     """Pi's file name: the header timestamp with `:` and `.` as `-`, then the id."""
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
-
-
-@dataclass
-class TreeNode:
-    entry: SessionEntry
-    children: list[TreeNode] = field(default_factory=list)
-    label: str | None = None
 
 
 class SessionStore:
@@ -398,37 +391,14 @@ class SessionStore:
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Root-to-entry path of `from_id` (default: the leaf)."""
-        start = from_id if from_id is not None else self.leaf_id
-        path: list[SessionEntry] = []
-        seen: set[str] = set()
-        current = self.by_id.get(start) if start else None
-        while current is not None and current.id not in seen:
-            path.append(current)
-            seen.add(current.id)
-            parent = current.parent_id
-            current = self.by_id.get(parent) if parent else None
-        path.reverse()
-        return path
+        return branch_path(self.by_id, from_id if from_id is not None else self.leaf_id)
 
     def children(self, parent_id: str | None) -> list[SessionEntry]:
-        return [entry for entry in self.entries if entry.parent_id == parent_id]
+        return child_entries(self.entries, parent_id)
 
     def tree(self) -> list[TreeNode]:
         """Every entry as a tree: roots (and orphans) first; children oldest first."""
-        nodes = {
-            entry.id: TreeNode(entry, label=self._labels.get(entry.id)) for entry in self.entries
-        }
-        roots: list[TreeNode] = []
-        for entry in self.entries:
-            node = nodes[entry.id]
-            parent = entry.parent_id
-            if parent is None or parent == entry.id or parent not in nodes:
-                roots.append(node)
-            else:
-                nodes[parent].children.append(node)
-        for node in nodes.values():
-            node.children.sort(key=lambda child: timestamp_millis(child.entry.timestamp))
-        return roots
+        return entry_tree(self.entries, self._labels)
 
     def branch(self, entry_id: str) -> None:
         """Move the leaf to `entry_id`; the next append starts a new branch there."""

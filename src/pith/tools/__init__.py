@@ -18,6 +18,7 @@ from pith.tools._output_files import (
 )
 from pith.tools._paths import resolve_to_cwd, resolve_tool_path
 from pith.tools._read import ReadTool
+from pith.tools._ripgrep import find_rg
 from pith.tools._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -29,6 +30,7 @@ from pith.tools._truncate import (
     truncate_line,
     truncate_tail,
 )
+from pith.tools._walk import list_files
 from pith.tools._write import WriteTool
 
 __all__ = [
@@ -53,7 +55,9 @@ __all__ = [
     "WriteTool",
     "builtin_tools",
     "create_output_file",
+    "find_rg",
     "format_size",
+    "list_files",
     "resolve_to_cwd",
     "resolve_tool_path",
     "run_shell",

@@ -12,7 +12,7 @@ from pith.app.modes.interactive._ui import TerminalUI
 
 if TYPE_CHECKING:
     from pith.app.session import AgentSession
-    from pith.resources._trust import TrustChoice, TrustQuestion
+    from pith.resources import TrustChoice, TrustQuestion
 
 __all__ = [
     "PlainUI",

@@ -1,5 +1,6 @@
-"""A question asked before the session exists (project trust at start): a one-off inline
-list that disappears once answered."""
+"""A question asked while the interactive editor is not up (project trust at start, an
+extension asking as it starts): a one-off inline list, or a one-line prompt, that disappears
+once answered."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 
 from pith.app.modes.interactive._dialog import Question
 
-__all__ = ["choose"]
+__all__ = ["ask_alone", "choose"]
 
 
 async def choose(title: str, options: Sequence[str]) -> int | None:
@@ -62,3 +63,20 @@ async def choose(title: str, options: Sequence[str]) -> int | None:
         erase_when_done=True,
     )
     return await app.run_async()
+
+
+async def ask_alone(
+    title: str, options: Sequence[str] | None, placeholder: str | None
+) -> int | str | None:
+    """A choice among `options` (its index), or with None a typed line; None when cancelled."""
+    if options is not None:
+        return await choose(title, options)
+    from prompt_toolkit import PromptSession
+
+    try:
+        answer: str = await PromptSession[str]().prompt_async(
+            f"{title}\n› ", default=placeholder or ""
+        )
+    except (EOFError, KeyboardInterrupt):
+        return None
+    return answer

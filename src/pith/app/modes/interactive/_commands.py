@@ -7,20 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, get_args
+from typing import get_args
 
 from rich.text import Text
 
 from pith.ai import ThinkingLevel
+from pith.app.modes.interactive._host import CommandHost
 from pith.app.session import BUILTINS, command_list, run_builtin, switch_session, tree_rows
 from pith.errors import InputError
 
-if TYPE_CHECKING:
-    from pith.app.modes.interactive._app import InteractiveApp
-
 __all__ = ["InteractiveCommand", "interactive_commands"]
 
-Handler = Callable[["InteractiveApp", str], Awaitable[None]]
+Handler = Callable[[CommandHost, str], Awaitable[None]]
 _LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
 
 
@@ -28,7 +26,7 @@ _LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
 class InteractiveCommand:
     name: str
     handler: Handler
-    arguments: Sequence[str] | Callable[[InteractiveApp], Sequence[str]] = ()
+    arguments: Sequence[str] | Callable[[CommandHost], Sequence[str]] = ()
     """What Tab offers after the name: fixed words, or words computed for the session."""
     concurrent: bool = False
     """Runs beside a run in progress (it only reads, or only shows)."""
@@ -37,19 +35,19 @@ class InteractiveCommand:
     def description(self) -> str:
         return BUILTINS[self.name].description
 
-    async def run(self, app: InteractiveApp, arguments: str) -> None:
+    async def run(self, app: CommandHost, arguments: str) -> None:
         await self.handler(app, arguments)
 
-    def complete(self, app: InteractiveApp, prefix: str) -> Sequence[str]:
+    def complete(self, app: CommandHost, prefix: str) -> Sequence[str]:
         words = self.arguments(app) if callable(self.arguments) else self.arguments
         return [word for word in words if word.startswith(prefix)]
 
 
-def _model_keys(app: InteractiveApp) -> list[str]:
+def _model_keys(app: CommandHost) -> list[str]:
     return sorted(model.key for model in app.session.registry.available())
 
 
-async def _tree(app: InteractiveApp, arguments: str) -> None:
+async def _tree(app: CommandHost, arguments: str) -> None:
     session = app.session
     rows = tree_rows(session.store)
     if not rows:
@@ -106,7 +104,7 @@ async def _tree(app: InteractiveApp, arguments: str) -> None:
     app.replay(session.messages, count=4)
 
 
-async def _label(app: InteractiveApp, entry_id: str) -> None:
+async def _label(app: CommandHost, entry_id: str) -> None:
     store = app.session.store
     current = store.label(entry_id)
     typed = await app.ask("Label (empty removes it):", None, placeholder=current)
@@ -116,7 +114,7 @@ async def _label(app: InteractiveApp, entry_id: str) -> None:
     app.transcript.notice(f"Labelled {typed.strip()!r}." if typed.strip() else "Label removed.")
 
 
-async def _resume(app: InteractiveApp, arguments: str) -> None:
+async def _resume(app: CommandHost, arguments: str) -> None:
     from pith.session import list_sessions
 
     store = app.session.store
@@ -139,7 +137,7 @@ async def _resume(app: InteractiveApp, arguments: str) -> None:
         app.transcript.notice("An extension kept you in this session.", "warning")
 
 
-async def _model(app: InteractiveApp, arguments: str) -> None:
+async def _model(app: CommandHost, arguments: str) -> None:
     session = app.session
     if arguments:
         await run_builtin(session, "model", arguments)
@@ -154,7 +152,7 @@ async def _model(app: InteractiveApp, arguments: str) -> None:
         await run_builtin(session, "model", keys[picked])
 
 
-async def _thinking(app: InteractiveApp, arguments: str) -> None:
+async def _thinking(app: CommandHost, arguments: str) -> None:
     session = app.session
     level = arguments.strip()
     if not level:
@@ -166,13 +164,13 @@ async def _thinking(app: InteractiveApp, arguments: str) -> None:
     await run_builtin(session, "thinking", level)
 
 
-async def _settings(app: InteractiveApp, arguments: str) -> None:
+async def _settings(app: CommandHost, arguments: str) -> None:
     from pith.app.modes.interactive._settings import settings_dialog
 
     await settings_dialog(app)
 
 
-async def _help(app: InteractiveApp, arguments: str) -> None:
+async def _help(app: CommandHost, arguments: str) -> None:
     lines = Text()
     entries = command_list(app.session)
     width = max(len(name) for name, _ in entries) + 2
@@ -189,7 +187,7 @@ async def _help(app: InteractiveApp, arguments: str) -> None:
     app.print(app.painter.render(lines))
 
 
-async def _copy(app: InteractiveApp, arguments: str) -> None:
+async def _copy(app: CommandHost, arguments: str) -> None:
     from pith.app.modes.interactive._clipboard import copy_text
 
     reply = app.session.last_reply()
@@ -204,7 +202,7 @@ async def _copy(app: InteractiveApp, arguments: str) -> None:
     )
 
 
-async def _quit(app: InteractiveApp, arguments: str) -> None:
+async def _quit(app: CommandHost, arguments: str) -> None:
     app.quit()
 
 

@@ -15,7 +15,7 @@ from prompt_toolkit.document import Document
 
 from pith.app.modes.interactive._files import ProjectFiles, rank_paths
 
-__all__ = ["CommandInfo", "EditorCompleter", "path_candidates"]
+__all__ = ["CommandInfo", "EditorCompleter", "completes_while_typing", "path_candidates"]
 
 ArgumentCompletions = Callable[[str], Sequence[str] | Awaitable[Sequence[str]]]
 
@@ -60,6 +60,14 @@ def _at_word(before: str) -> str:
     """The `@…` word the cursor ends, or ""."""
     word = before.rsplit(None, 1)[-1] if before.strip() and not before[-1].isspace() else ""
     return word if word.startswith("@") else ""
+
+
+def completes_while_typing(before: str) -> bool:
+    """Whether completions show as the user types, for the text before the cursor: a command
+    name on the first line, or an `@` file."""
+    if before.startswith("/") and "\n" not in before:
+        return True
+    return bool(_at_word(before))
 
 
 class EditorCompleter(Completer):

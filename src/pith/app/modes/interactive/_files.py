@@ -10,8 +10,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 
-from pith.tools._ripgrep import find_rg
-from pith.tools._walk import list_files
+from pith.tools import find_rg, list_files
 
 __all__ = ["ProjectFiles", "fuzzy_score", "rank_paths"]
 

@@ -5,19 +5,27 @@ shortcuts are bound beside them (`shortcut_bindings`), never over a key of `RESE
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
 
 from prompt_toolkit.filters import Condition, Filter
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import (
+    DynamicKeyBindings,
+    KeyBindings,
+    KeyBindingsBase,
+    KeyPressEvent,
+)
 
-from pith.app.modes.interactive._shortcuts import KeySequence, parse_key
+from pith.app.modes.interactive._host import KeyHost
+from pith.app.modes.interactive._shortcuts import KeySequence, parse_key, plan_shortcuts
 from pith.extensions import Shortcut
 
-if TYPE_CHECKING:
-    from pith.app.modes.interactive._app import InteractiveApp
-
-__all__ = ["RESERVED_KEYS", "key_bindings", "reserved_sequences", "shortcut_bindings"]
+__all__ = [
+    "RESERVED_KEYS",
+    "ExtensionKeys",
+    "key_bindings",
+    "reserved_sequences",
+    "shortcut_bindings",
+]
 
 RESERVED_KEYS: dict[str, str] = {
     # pith's keys (the table in docs/interactive.md)
@@ -70,24 +78,76 @@ def reserved_sequences() -> dict[KeySequence, str]:
 
 
 def shortcut_bindings(
-    app: InteractiveApp, bound: Sequence[tuple[KeySequence, Shortcut]], editing: Filter
+    bound: Sequence[tuple[KeySequence, Shortcut]],
+    editing: Filter,
+    run: Callable[[Shortcut], None],
 ) -> KeyBindings:
-    """Each shortcut on its keys, while no question is on screen: the extension's handler
-    runs beside whatever is going on (a run keeps running)."""
+    """Each shortcut on its keys, while no question is on screen: `run` starts the extension's
+    handler beside whatever is going on (a run keeps running)."""
     keys = KeyBindings()
     for sequence, shortcut in bound:
 
         @keys.add(*sequence, filter=editing)
         def _(event: KeyPressEvent, shortcut: Shortcut = shortcut) -> None:
-            app.run_shortcut(shortcut)
+            run(shortcut)
 
     return keys
 
 
-def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Condition) -> KeyBindings:
+class ExtensionKeys:
+    """The extensions' shortcuts as key bindings, planned again when the shortcuts change (an
+    extension may register one later); each warning about one is given once."""
+
+    def __init__(
+        self,
+        shortcuts: Callable[[], Iterable[Shortcut]],
+        *,
+        run: Callable[[Shortcut], None],
+        warn: Callable[[str], None],
+    ) -> None:
+        self._shortcuts_now = shortcuts
+        self._run = run
+        self._warn = warn
+        self._shortcuts: tuple[Shortcut, ...] = ()
+        """The shortcuts `_bound` was planned for."""
+        self._bound: list[tuple[KeySequence, Shortcut]] = []
+        self._warned: set[str] = set()
+
+    def bound(self) -> list[tuple[KeySequence, Shortcut]]:
+        """The keys each shortcut gets; the same list while the shortcuts stay the same."""
+        shortcuts = tuple(self._shortcuts_now())
+        same = len(shortcuts) == len(self._shortcuts) and all(
+            a is b for a, b in zip(shortcuts, self._shortcuts, strict=True)
+        )
+        if not same:
+            plan = plan_shortcuts(shortcuts, reserved_sequences())
+            for warning in plan.warnings:
+                if warning not in self._warned:
+                    self._warned.add(warning)
+                    self._warn(warning)
+            self._shortcuts = shortcuts
+            self._bound = plan.bound
+        return self._bound
+
+    def key_bindings(self, editing: Filter) -> KeyBindingsBase:
+        """Bindings that follow the shortcuts, made again only when they change."""
+        made: tuple[list[tuple[KeySequence, Shortcut]], KeyBindingsBase] | None = None
+
+        def current() -> KeyBindingsBase:
+            nonlocal made
+            bound = self.bound()
+            if made is None or made[0] is not bound:
+                made = (bound, shortcut_bindings(bound, editing, self._run))
+            return made[1]
+
+        return DynamicKeyBindings(current)
+
+
+def key_bindings(app: KeyHost, asking: Condition, typing_answer: Condition) -> KeyBindings:
 
     keys = KeyBindings()
     editing = ~asking
+    last_ctrl_c = 0.0  # when Ctrl+C last hit an empty, idle editor (twice within 1.5 s quits)
     long_list = Condition(lambda: app.question is not None and app.question.filterable)
 
     @keys.add("<any>", filter=asking & ~typing_answer & long_list)
@@ -134,6 +194,7 @@ def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Conditio
 
     @keys.add("c-c")
     def _(event: KeyPressEvent) -> None:
+        nonlocal last_ctrl_c
         if app.question is not None:
             app.question.cancel()
             return
@@ -144,10 +205,10 @@ def key_bindings(app: InteractiveApp, asking: Condition, typing_answer: Conditio
             app.stop()
             return
         now = time.monotonic()
-        if now - app.last_ctrl_c < 1.5:
+        if now - last_ctrl_c < 1.5:
             app.quit()
         else:
-            app.last_ctrl_c = now
+            last_ctrl_c = now
             app.transcript.notice("Press Ctrl+C again to quit (or Ctrl+D, or /quit).")
 
     @keys.add("c-d", filter=editing)

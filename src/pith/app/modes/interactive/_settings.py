@@ -7,13 +7,9 @@ import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from pith.resources import load_settings
-from pith.resources._settings import SettingsWriteError, edit_settings_file
-
-if TYPE_CHECKING:
-    from pith.app.modes.interactive._app import InteractiveApp
+from pith.app.modes.interactive._host import CommandHost
+from pith.resources import SettingsWriteError, edit_settings_file, load_settings
 
 __all__ = ["settings_dialog"]
 
@@ -92,7 +88,7 @@ def _show(value: object) -> str:
     return str(value)
 
 
-async def settings_dialog(app: InteractiveApp) -> None:
+async def settings_dialog(app: CommandHost) -> None:
     path = app.agent_dir / "settings.json"
     options = _options()
     index = 0
@@ -135,7 +131,7 @@ def _put(settings: dict[str, object], *, path: tuple[str, ...], value: object) -
         target[path[-1]] = value
 
 
-def _apply(app: InteractiveApp, path: tuple[str, ...], value: object) -> None:
+def _apply(app: CommandHost, path: tuple[str, ...], value: object) -> None:
     """Settings this session reads as it goes take effect at once."""
     session = app.session
     fresh = load_settings(app.agent_dir)
