@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from pith.agent import ToolError
 from pith.glob import GlobError
-from pith.tools._grep import GrepEvent, rg_arguments
+from pith.tools._grep_search import GrepEvent, rg_arguments
 from pith.tools._rust_regex import PatternError, translate
 from pith.tools._walk import walk
 
