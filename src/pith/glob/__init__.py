@@ -20,8 +20,7 @@ The contracts side by side ("one segment" means the wildcard never matches `/`):
 - `**`: crosses segments everywhere. `**/` also matches no directory in segment, wildcard path
   patterns, gitignore, ripgrep and find. minimatch, gitignore, ripgrep and find give `**` that
   meaning only as a whole segment (elsewhere it is `*`); segment and wildcard path patterns read
-  `**/` anywhere; in wildcard command patterns `**` is just `*`. A trailing `a/**` matches what
-  is inside `a` but not `a` itself in minimatch, gitignore and ripgrep.
+  `**/` anywhere; in wildcard command patterns `**` is just `*`.
 - `?`: one character of one segment; in wildcard, any one character.
 - `[...]`: a character class (`!` or `^` negates) in minimatch, gitignore (also `[:alpha:]`
   and the other POSIX classes), ripgrep and find; literal text in segment and wildcard. An
@@ -39,13 +38,17 @@ The contracts side by side ("one segment" means the wildcard never matches `/`):
   `dir/*` also matches `dir`.
 - Leading `!`: negates the pattern in minimatch; re-includes what earlier rules ignored in
   gitignore and ripgrep (the last matching rule wins); literal in segment, wildcard and find.
+- Leading `#`: a comment that matches nothing in minimatch, gitignore and ripgrep; literal
+  elsewhere.
 - Leading `.` of a name: only a pattern segment starting with `.` matches it in minimatch (and
   `**` never crosses such a folder); no special meaning elsewhere.
+- Leading `~`, `$HOME` or `${HOME}`: the home directory in wildcard; literal elsewhere.
 - Case: gitignore ignores case; find ignores it when the pattern has no capital letter (the
   tool's choice, passed as `ignore_case`); every other dialect is case-sensitive.
 
 Shared mechanisms live in `_translate`: the `*` / `?` / `**` loop of segment and wildcard, and
-the segment reader (escapes, `*`, `?`, brackets) of minimatch and gitignore.
+the segment reader (escapes, `*`, `?`, brackets) of minimatch and gitignore. The table in
+`tests/glob/test_dialects.py` runs the same patterns through every dialect.
 """
 
 from __future__ import annotations
