@@ -13,7 +13,7 @@ configuration of 50 written rules over `bash`, `read`, `write`, `edit`, `path`,
 
 - **uncached**: the parse cache (`shell_parse.clear_cache()`) is cleared before every call, so
   each bash command pays its parse — the case of a model issuing a command for the first time.
-  The compiled-pattern caches of `_wildcard` stay warm: they are keyed by the configured
+  The compiled-pattern caches of `pith.glob`'s wildcard stay warm: they are keyed by the configured
   patterns, which are compiled once per process.
 - **cached**: the same calls with the parse cache warm (the permission system and the guard
   parse the same command in one tool call; a retried command is parsed once).

@@ -20,8 +20,8 @@ import pytest
 
 from pith.agent import AbortController, ToolError
 from pith.tools import GrepTool
-from pith.tools._grep import rg_arguments
 from pith.tools._grep_fallback import search
+from pith.tools._grep_search import rg_arguments
 
 RG = os.path.join(os.path.dirname(sys.executable), "rg")
 Event = tuple[str, str, int, str]  # type, path, line number, text

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pith.resources._glob import glob_match
+from pith.glob import minimatch
 from pith.resources._input_paths import normalize_input, resolve_input_path
 from pith.resources._pathnames import PROJECT_DIR, canonical_path, is_within
 from pith.resources._scan import ScanResult, markdown_files, prompt_dir_files, skill_files
@@ -90,7 +90,7 @@ def _views(file_path: str, base_dir: str) -> _Views:
 def _matches_any(file_path: str, patterns: Sequence[str], base_dir: str, home: str) -> bool:
     views = _views(file_path, base_dir).globbed
     return any(
-        glob_match(view, normalize_input(pattern, home)) for pattern in patterns for view in views
+        minimatch(view, normalize_input(pattern, home)) for pattern in patterns for view in views
     )
 
 

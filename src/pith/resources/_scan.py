@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pith.resources._ignore import IgnoreRules, ignore_file_patterns
+from pith.glob import IgnoreRules, ignore_file_patterns
 from pith.resources._pathnames import canonical_path
 from pith.resources._types import Diagnostic
 

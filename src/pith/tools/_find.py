@@ -16,72 +16,15 @@ from typing import ClassVar
 
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.ai import UNSET, to_builtins
+from pith.glob import find_glob_regex
 from pith.tools._base import BuiltinTool
 from pith.tools._paths import resolve_tool_path
 from pith.tools._ripgrep import find_rg
 from pith.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
-__all__ = ["FindTool", "glob_to_regex", "path_sort_key"]
+__all__ = ["FindTool", "path_sort_key"]
 
 DEFAULT_LIMIT = 1000
-
-
-def glob_to_regex(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    """A compiled regex for a glob: `*` and `?` stay in one segment, `**` crosses segments,
-    `**/` also matches no directory, `[...]` and `{a,b}` work as in shells."""
-    out: list[str] = []
-    index = 0
-    depth = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "*":
-            if pattern.startswith("**", index):
-                at_start = index == 0 or pattern[index - 1] == "/"
-                after = index + 2
-                if at_start and pattern.startswith("/", after):
-                    out.append("(?:.*/)?")
-                    index = after + 1
-                    continue
-                if at_start and after == len(pattern):
-                    out.append(".*")
-                    index = after
-                    continue
-            out.append("[^/]*")
-            while index < len(pattern) and pattern[index] == "*":
-                index += 1
-            continue
-        if char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find(
-                "]", index + 2 if pattern.startswith(("[!", "[^"), index) else index + 1
-            )
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = pattern[index + 1 : end]
-                if body.startswith(("!", "^")):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                index = end + 1
-                continue
-        elif char == "{":
-            out.append("(?:")
-            depth += 1
-        elif char == "}" and depth:
-            out.append(")")
-            depth -= 1
-        elif char == "," and depth:
-            out.append("|")
-        elif char == "\\" and index + 1 < len(pattern):
-            out.append(re.escape(pattern[index + 1]))
-            index += 2
-            continue
-        else:
-            out.append(re.escape(char))
-        index += 1
-    out.append(")" * depth)
-    return re.compile("".join(out), re.IGNORECASE if ignore_case else 0)
 
 
 def path_sort_key(path: str) -> list[str]:
@@ -201,7 +144,7 @@ async def _list_files(root: str, signal: AbortSignal) -> list[str]:
 
 def _select(files: list[str], root: str, pattern: str, limit: int) -> ToolResult:
     is_path_pattern = "/" in pattern
-    matcher = glob_to_regex(pattern, ignore_case=pattern == pattern.lower())
+    matcher = find_glob_regex(pattern, ignore_case=pattern == pattern.lower())
     absolute_pattern = os.path.isabs(pattern)
     entries: set[str] = set()
     for file in files:

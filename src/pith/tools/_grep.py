@@ -16,12 +16,12 @@ import math
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import ClassVar
 
 from pith.agent import AbortSignal, ToolError, ToolResult, UpdateCallback, text_result
 from pith.ai import UNSET, TextContent, to_builtins
 from pith.tools._base import BuiltinTool
+from pith.tools._grep_search import GrepEvent, rg_arguments
 from pith.tools._paths import resolve_tool_path
 from pith.tools._ripgrep import find_rg
 from pith.tools._truncate import (
@@ -33,20 +33,10 @@ from pith.tools._truncate import (
     utf8_len,
 )
 
-__all__ = ["GrepCollector", "GrepEvent", "GrepTool", "rg_arguments"]
+__all__ = ["GrepCollector", "GrepTool"]
 
 DEFAULT_LIMIT = 100
 _LINE_END = re.compile(r"\r?\n?$")
-
-
-@dataclass(frozen=True)
-class GrepEvent:
-    """One line ripgrep reports: a match, or a context line around one."""
-
-    is_match: bool
-    path: str
-    line_number: int
-    text: str
 
 
 class GrepCollector:
@@ -136,32 +126,6 @@ class GrepCollector:
         return text_result(output, details if details else UNSET)
 
 
-def rg_arguments(
-    pattern: str,
-    target: str,
-    *,
-    ignore_case: bool,
-    literal: bool,
-    glob: str | None,
-    context: int,
-) -> list[str]:
-    """ripgrep's arguments for a search (the binary itself not included)."""
-    args = ["--no-config", "--json", "--line-number", "--color=never", "--hidden"]
-    # Deterministic order (the same call gives the same bytes) and no .git internals.
-    args += ["--sort", "path", "--glob", "!.git"]
-    if ignore_case:
-        args.append("--ignore-case")
-    if literal:
-        args.append("--fixed-strings")
-    if glob:
-        # rg never matches a leading "./"; "!" negates.
-        args += ["--glob", re.sub(r"^(!?)(?:\./)+", r"\1", glob)]
-    if context > 0:
-        args += ["--context", str(context)]
-    args += ["--", pattern, target]
-    return args
-
-
 class GrepTool(BuiltinTool):
     name = "grep"
     label = "grep"
@@ -242,6 +206,7 @@ class GrepTool(BuiltinTool):
         rg = find_rg()
         warning: str | None = None
         if rg is None:
+            # Imported here so that startup does not pay for it where rg is installed.
             from pith.tools._grep_fallback import search
 
             problems: list[str] = []

@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pith.agent import ToolError
-from pith.tools._grep import GrepEvent, rg_arguments
+from pith.glob import GlobError
+from pith.tools._grep_search import GrepEvent, rg_arguments
 from pith.tools._rust_regex import PatternError, translate
-from pith.tools._walk import GlobError, walk
+from pith.tools._walk import walk
 
 __all__ = ["search"]
 

@@ -1,7 +1,7 @@
 """The permission system: allow / ask / deny for every tool call, path and bash command.
 
 Configured in the `permission` section of settings.json (docs/permissions.md). Built from
-pure policy modules — `_wildcard` (pattern languages), `_paths` (path forms), `_rules`
+pure policy modules — `pith.glob`'s wildcard (pattern languages), `_paths` (path forms), `_rules`
 (last-match-wins per surface), `_config` (layers and their merge), `_bash` (what a command
 runs and touches), `_gates` (the decision), `_suggest` (patterns to approve) — and
 `_extension`, which wires them to pith's events.

@@ -28,7 +28,7 @@ import posixpath
 from dataclasses import dataclass
 
 from pith.ext.permissions._paths import PathForms
-from pith.ext.permissions._wildcard import expand_home
+from pith.glob import expand_home
 
 __all__ = ["ControlArea", "control_area", "names_area", "pith_package_dir"]
 

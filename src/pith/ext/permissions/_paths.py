@@ -29,7 +29,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 
-from pith.ext.permissions._wildcard import expand_home
+from pith.glob import expand_home
 from pith.tools import resolve_tool_path
 
 __all__ = ["PathForms", "is_device", "path_forms", "tool_path_forms"]

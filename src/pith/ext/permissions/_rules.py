@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pith.ext.permissions._paths import PathForms
-from pith.ext.permissions._wildcard import command_matches, path_pattern
+from pith.glob import command_matches, path_pattern
 
 __all__ = [
     "NO_FALLBACK_SURFACES",

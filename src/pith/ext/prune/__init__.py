@@ -2,7 +2,7 @@
 the raw outputs stay recoverable, protected content stays verbatim (docs/pruning.md;
 strategies `summarize` and `mask`).
 
-Glob contract (`_glob`), protection (`_protect`), settings (`_config`), persisted entries
+Protection (`_protect`, with `pith.glob`'s segment glob), settings (`_config`), persisted entries
 (`_records`), the index (`_index`), capture (`_capture`), spill files (`_spill`), stubs
 (`_stub`), render-time masking (`_render`), the recovery tool (`_query`), summaries: what to
 summarize and the prompt (`_summary`), the request (`_summarizer`), model choice, fallback and
@@ -16,7 +16,6 @@ raw outputs read back (`_recover`), running totals (`_stats`),
 
 from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig, read_config
 from pith.ext.prune._extension import register
-from pith.ext.prune._glob import compile_glob, glob_match
 from pith.ext.prune._protect import is_protected
 from pith.ext.prune._stub import mask_stub, summary_stub
 from pith.ext.prune._summary import SUMMARY_SYSTEM_PROMPT
@@ -25,8 +24,6 @@ __all__ = [
     "ALWAYS_PROTECTED",
     "SUMMARY_SYSTEM_PROMPT",
     "PruneConfig",
-    "compile_glob",
-    "glob_match",
     "is_protected",
     "mask_stub",
     "read_config",

@@ -6,7 +6,7 @@ import os.path
 from collections.abc import Mapping
 
 from pith.ext.prune._config import ALWAYS_PROTECTED, PruneConfig
-from pith.ext.prune._glob import glob_match
+from pith.glob import segment_glob_match
 
 __all__ = ["is_protected"]
 
@@ -23,7 +23,7 @@ def is_protected(tool_name: str, args: object, config: PruneConfig, cwd: str = "
     if not isinstance(path, str) or not path:
         return False
     for pattern in (*config.protected_paths, *ALWAYS_PROTECTED):
-        if glob_match(pattern, path):
+        if segment_glob_match(pattern, path):
             return True
     if config.context_files:
         resolved = os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))

@@ -1,4 +1,5 @@
-"""The two pattern languages of permission rules, compiled to anchored regular expressions.
+"""The permission wildcard: the two pattern languages of permission rules, compiled to anchored
+regular expressions.
 
 **Command patterns** (`bash`, `skill`, `mcp`, tools without a path): `*` matches any run of
 characters (`/` and newlines included), `?` exactly one, everything else is literal; a pattern
@@ -10,7 +11,7 @@ the same, plus what paths need: the pattern is normalized like a path
 (`./.env` is `.env`, `a/../b` is `b`); `dir/*` also matches `dir` itself; `**/` also matches
 no directory at all (`**/*.env` matches `.env`); a trailing `/` means the directory and
 everything under it. A path pattern is *absolute* (it starts with `/` after expansion) or
-*relative*; each is matched against the matching form of a path (see `_paths.py`).
+*relative*; the permission system matches each against the same form of a path.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import posixpath
 import re
 from functools import lru_cache
 from typing import Literal
+
+from pith.glob._translate import WildcardSyntax
 
 __all__ = [
     "PathPattern",
@@ -41,33 +44,17 @@ def expand_home(text: str, home: str) -> str:
     return text
 
 
-def _translate(pattern: str, *, globstar: bool) -> str:
-    """The regular-expression body for a wildcard pattern (`**/` handled when `globstar`)."""
-    out: list[str] = []
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if globstar and pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if char == "*":
-            out.append(".*")
-        elif char == "?":
-            out.append(".")
-        else:
-            out.append(re.escape(char))
-        index += 1
-    return "".join(out)
+_COMMAND = WildcardSyntax(star=".*", one=".", any_directories=False, double_star=None)
+_PATH = WildcardSyntax(star=".*", one=".", any_directories=True, double_star=None)
 
 
 @lru_cache(maxsize=4096)
 def _command_regex(pattern: str, home: str) -> re.Pattern[str]:
     expanded = expand_home(pattern, home)
     if expanded.endswith(" *"):
-        body = _translate(expanded[:-2], globstar=False) + "(?: .*)?"
+        body = _COMMAND.source(expanded[:-2]) + "(?: .*)?"
     else:
-        body = _translate(expanded, globstar=False)
+        body = _COMMAND.source(expanded)
     return re.compile(body, re.DOTALL)
 
 
@@ -119,11 +106,11 @@ def path_pattern(pattern: str, home: str) -> PathPattern:
     if normalized == "/" and not directory:
         body = "/"
     elif directory:
-        body = _translate(normalized, globstar=True) + "(?:/.*)?"
+        body = _PATH.source(normalized) + "(?:/.*)?"
     elif normalized.endswith("/*") and not normalized.endswith("*/*"):
         # `dir/*` covers `dir` itself, as `git *` covers `git`.
-        body = _translate(normalized[:-2], globstar=True) + "(?:/.*)?"
+        body = _PATH.source(normalized[:-2]) + "(?:/.*)?"
     else:
-        body = _translate(normalized, globstar=True)
+        body = _PATH.source(normalized)
     kind: PatternKind = "absolute" if posixpath.isabs(normalized) else "relative"
     return PathPattern(pattern, kind, re.compile(body, re.DOTALL))

@@ -1,4 +1,5 @@
-"""`.gitignore`-style rules, matched the way the `ignore` package Pi uses matches them.
+"""The gitignore rules of resource folders, matched the way the `ignore` package Pi uses
+matches them.
 
 Paths are relative, `/`-separated; a directory is asked about with a trailing `/`. A path is
 ignored when one of its parent directories is, or else when the last rule that matches it is
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from pith.glob._translate import segment_source
 
 __all__ = ["IgnoreRules", "ignore_file_patterns"]
 
@@ -150,41 +153,12 @@ def _translate(body: str) -> str | None:
             # `a/*` needs at least one character after the slash (it does not match `a/`).
             parts.append("/[^/]+")
             continue
-        translated = _segment(segment)
+        translated = segment_source(segment, _bracket)
         if translated is None:
             return None
         parts.append(("/" if index > 0 else "") + translated)
     source = prefix + "".join(parts)
     return source + ("/$" if dir_only else "(?=$|/$)")
-
-
-def _segment(segment: str) -> str | None:
-    """One path segment of a pattern: `*`, `?`, `[...]` and `\\x` escapes."""
-    out: list[str] = []
-    index = 0
-    length = len(segment)
-    while index < length:
-        char = segment[index]
-        if char == "\\" and index + 1 < length:
-            out.append(re.escape(segment[index + 1]))
-            index += 2
-        elif char == "*":
-            while index < length and segment[index] == "*":
-                index += 1
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-            index += 1
-        elif char == "[":
-            bracket = _bracket(segment, index)
-            if bracket is None:
-                return None
-            source, index = bracket
-            out.append(source)
-        else:
-            out.append(re.escape(char))
-            index += 1
-    return "".join(out)
 
 
 _POSIX_CLASSES = {

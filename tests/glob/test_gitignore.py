@@ -1,11 +1,9 @@
-"""Ignore-file rules (the `ignore` package's semantics) and settings globs (`minimatch`'s)."""
+"""The gitignore dialect: ignore-file rules of resource folders (the `ignore` package's
+semantics)."""
 
 from __future__ import annotations
 
-import pytest
-
-from pith.resources._glob import glob_match
-from pith.resources._ignore import IgnoreRules, ignore_file_patterns
+from pith.glob import IgnoreRules, ignore_file_patterns
 
 
 def _rules(content: str, prefix: str = "") -> IgnoreRules:
@@ -78,22 +76,3 @@ def test_comments_blank_lines_and_trailing_spaces() -> None:
     rules = _rules("# comment\n\n   \nname.md   \n")
     assert rules.ignores("name.md")
     assert not rules.ignores("# comment")
-
-
-@pytest.mark.parametrize(
-    ("path", "pattern", "expected"),
-    [
-        ("a/b/SKILL.md", "**/SKILL.md", True),
-        ("a/.b/SKILL.md", "**/SKILL.md", False),
-        (".x", "*", False),
-        ("a", "a/**", False),
-        ("a/b/c", "a/**", True),
-        ("abc", "a{b,x}c", True),
-        ("x2", "x{1..3}", True),
-        ("x.md", "*.MD", False),
-        ("sub/a.md", "*.md", False),
-        ("bar", "!foo", True),
-    ],
-)
-def test_glob_match_follows_minimatch(path: str, pattern: str, expected: bool) -> None:
-    assert glob_match(path, pattern) is expected

@@ -1,4 +1,4 @@
-"""The protected-path glob contract (the table in docs/pruning.md, "Protection")."""
+"""The segment glob: the pruner's protected-path contract (docs/pruning.md, "Protection")."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pith.ext.prune import compile_glob, glob_match
+from pith.glob import compile_segment_glob, segment_glob_match
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,7 @@ from pith.ext.prune import compile_glob, glob_match
     ],
 )
 def test_matches(pattern: str, path: str) -> None:
-    assert glob_match(pattern, path)
+    assert segment_glob_match(pattern, path)
 
 
 @pytest.mark.parametrize(
@@ -41,20 +41,20 @@ def test_matches(pattern: str, path: str) -> None:
     ],
 )
 def test_does_not_match(pattern: str, path: str) -> None:
-    assert not glob_match(pattern, path)
+    assert not segment_glob_match(pattern, path)
 
 
 def test_backslashes_in_path_and_pattern_read_as_slashes() -> None:
-    assert glob_match("**/skills/**/*.md", "h\\skills\\x\\SKILL.md")
-    assert glob_match("skills\\*.md", "skills/a.md")
+    assert segment_glob_match("**/skills/**/*.md", "h\\skills\\x\\SKILL.md")
+    assert segment_glob_match("skills\\*.md", "skills/a.md")
 
 
 def test_compiled_patterns_are_cached() -> None:
-    assert compile_glob("**/cache-me/*.md") is compile_glob("**/cache-me/*.md")
+    assert compile_segment_glob("**/cache-me/*.md") is compile_segment_glob("**/cache-me/*.md")
 
 
 @given(st.text())
 def test_any_pattern_compiles_and_matches_itself_when_it_has_no_wildcards(pattern: str) -> None:
-    regex = compile_glob(pattern)
+    regex = compile_segment_glob(pattern)
     if "*" not in pattern and "?" not in pattern:
         assert regex.fullmatch(pattern.replace("\\", "/"))

@@ -1,4 +1,4 @@
-"""Glob matching for the patterns in settings `skills` / `prompts` lists, following the
+"""The minimatch glob: the patterns in settings `skills` / `prompts` lists, following the
 `minimatch` rules Pi applies to them: `*`, `?` and `[...]` stay within one path segment, a
 `**` segment matches any number of segments, `{a,b}` and `{1..3}` expand, a leading `.` in a
 path segment is matched only by a pattern segment that starts with `.`, matching is
@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["glob_match"]
+from pith.glob._translate import segment_source
+
+__all__ = ["minimatch"]
 
 
-def glob_match(path: str, pattern: str) -> bool:
+def minimatch(path: str, pattern: str) -> bool:
     """Whether the `/`-separated `path` matches `pattern`."""
     negated = False
     while pattern.startswith("!"):
@@ -57,41 +59,24 @@ def _match_segments(
 
 
 def _segment_regex(segment: str) -> re.Pattern[str]:
-    out: list[str] = []
-    index = 0
-    while index < len(segment):
-        char = segment[index]
-        if char == "\\" and index + 1 < len(segment):
-            out.append(re.escape(segment[index + 1]))
-            index += 2
-        elif char == "*":
-            while index < len(segment) and segment[index] == "*":
-                index += 1
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-            index += 1
-        elif char == "[":
-            close = _class_end(segment, index)
-            if close < 0:
-                out.append("\\[")
-                index += 1
-                continue
-            body = segment[index + 1 : close]
-            negated = body[:1] in ("!", "^")
-            if negated:
-                body = body[1:]
-            members = "".join("\\" + c if c in "\\]" else c for c in body)
-            out.append(f"[^/{members}]" if negated else f"[{members}]")
-            index = close + 1
-        else:
-            out.append(re.escape(char))
-            index += 1
-    source = "".join(out)
+    source = segment_source(segment, _bracket) or ""  # `_bracket` never gives up
     if not segment.startswith("."):
         # `*`, `?` and classes never match a leading dot; `.` and `..` never match at all.
         source = "(?!\\.)" + source
     return re.compile(source)
+
+
+def _bracket(segment: str, start: int) -> tuple[str, int]:
+    """The `[...]` at `start`, or a literal `[` when it is never closed."""
+    close = _class_end(segment, start)
+    if close < 0:
+        return "\\[", start + 1
+    body = segment[start + 1 : close]
+    negated = body[:1] in ("!", "^")
+    if negated:
+        body = body[1:]
+    members = "".join("\\" + c if c in "\\]" else c for c in body)
+    return (f"[^/{members}]" if negated else f"[{members}]"), close + 1
 
 
 def _class_end(segment: str, start: int) -> int:
