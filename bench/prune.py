@@ -25,9 +25,10 @@ the unpruned run for both strategies.
 
 The `context` hook: stored sessions of 400 and of 5 000 messages (a task every 40 messages,
 reads of the fixture's files up to 12 KB each, every earlier task indexed) are opened with the
-pruner (strategy mask) and with the pruner off; the runner's `emit_context` (every context
-handler, plus the runner's defensive copy of the messages, which any context handler costs) is
-timed per request, the two sessions alternating. "pruner own" is the difference of the medians.
+pruner (strategy mask) and with the pruner off; the runner's `emit` of a `context` event
+(every context handler, plus the defensive copy of the messages the runner makes unless every
+handler promised never to change one in place, as the pruner does) is timed per request, the
+two sessions alternating. "pruner own" is the difference of the medians.
 Target: p50 <= 5 ms at 400 messages.
 """
 
@@ -63,6 +64,7 @@ from pith.ai import (
 from pith.app import AgentSession, SessionOptions, build_agent_session
 from pith.ext.prune import register
 from pith.extensions import ExtensionRunner, ExtensionSpec, NoticeLevel, load_extensions
+from pith.extensions.events import ContextEvent
 from pith.resources import load_settings
 from pith.session import SessionStore
 from pith.testing import FakeServer, configure_agent_dir
@@ -572,7 +574,7 @@ def stored_session(directory: Path, work: Path, size: int, sources: list[str]) -
 
 
 def hook_times(root: Path, work: Path, size: int, sources: list[str]) -> tuple[float, float]:
-    """Median milliseconds per `emit_context` call on a `size`-message session, with the
+    """Median milliseconds per `context` emit on a `size`-message session, with the
     pruner (strategy mask) and with the pruner off, calls alternating so both see the same
     machine."""
     store_on = stored_session(root / f"hook-{size}-on", work, size, sources)
@@ -586,7 +588,7 @@ def hook_times(root: Path, work: Path, size: int, sources: list[str]) -> tuple[f
             await off.start()
             messages_on = list(on.agent.messages)
             messages_off = list(off.agent.messages)
-            out = await on.extensions.emit_context(messages_on)  # writes the index once
+            out = await on.extensions.emit(ContextEvent(messages_on))  # writes the index once
             assert out is not messages_on, "nothing was masked: the hook was not exercised"
             times: dict[bool, list[float]] = {True: [], False: []}
             gc.collect()
@@ -598,7 +600,7 @@ def hook_times(root: Path, work: Path, size: int, sources: list[str]) -> tuple[f
                         (False, off, messages_off),
                     ):
                         started = time.perf_counter()
-                        await session.extensions.emit_context(messages)
+                        await session.extensions.emit(ContextEvent(messages))
                         times[enabled].append((time.perf_counter() - started) * 1000)
             finally:
                 gc.enable()

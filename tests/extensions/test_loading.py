@@ -336,8 +336,8 @@ def test_a_failed_register_takes_back_what_it_had_registered(tmp_path: Path, log
     (tmp_path / "clean" / "work").mkdir(parents=True)
     builtins_only = load(tmp_path / "clean")  # what pith's own extensions registered
     assert len(runner.diagnostics) == 1
-    assert [h for h, _ in runner._handlers.get("input", [])] == [
-        h for h, _ in builtins_only._handlers.get("input", [])
+    assert [s.extension for s in runner._handlers.get("input", [])] == [
+        s.extension for s in builtins_only._handlers.get("input", [])
     ]
     assert set(runner.tools) == set(builtins_only.tools)
     assert set(runner.commands) == set(builtins_only.commands)

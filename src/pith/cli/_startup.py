@@ -196,7 +196,7 @@ async def prepare_run(
         home,
         override=known.approve,
         default_trust=settings.default_project_trust,
-        extension_decision=lambda: runner.emit_project_trust(ProjectTrust(cwd)),
+        extension_decision=lambda: runner.emit(ProjectTrust(cwd)),
         ask=ask,
     )
     if trust.trusted:
@@ -231,7 +231,7 @@ async def load_run_resources(prepared: PreparedRun, options: argparse.Namespace)
     from pith.extensions.events import ResourcesDiscover
     from pith.resources import ResourceOptions, SourceInfo, load_resources
 
-    discovered = await prepared.runner.emit_resources_discover(ResourcesDiscover(prepared.cwd))
+    discovered = await prepared.runner.emit(ResourcesDiscover(prepared.cwd))
 
     def extension_paths(paths: list[tuple[str, str]]) -> list[tuple[str, SourceInfo]]:
         return [

@@ -28,8 +28,8 @@ from pith.extensions._loader import (
     load_extensions,
     project_extensions_dir,
 )
-from pith.extensions._registry import Command, EventBus, Flag, Shortcut
-from pith.extensions._runner import Extension, ExtensionRunner, Handler
+from pith.extensions._registry import Command, EventBus, Extension, Flag, Handler, Shortcut
+from pith.extensions._runner import ExtensionRunner
 from pith.extensions._tools import ToolDefinition, ToolInfo
 from pith.extensions._ui import ExtensionUI, HeadlessUI, NoticeLevel
 from pith.extensions.events import (

@@ -9,24 +9,27 @@ from typing import TYPE_CHECKING, Literal
 from pith.ai import CustomMessage, UserContent, convert
 from pith.extensions._exec import DEFAULT_MAX_BUFFER, ExecResult, run_program
 from pith.extensions._host import DeliverAs, ExtensionHost, NotAvailableError
-from pith.extensions._registry import Command, Completions, Flag, OwnedBus, Shortcut
+from pith.extensions._owner import ExtensionOwner
+from pith.extensions._registry import Command, Completions, Extension, Flag, OwnedBus, Shortcut
 from pith.extensions._registry import unique_command_name as _unique
+from pith.extensions._subscribe import EventSubscriptions
 from pith.extensions._tools import ToolDefinition, ToolInfo, as_tool
 
 if TYPE_CHECKING:
     from pith.agent import AbortSignal, Tool
     from pith.ai import Model, ThinkingLevel
     from pith.extensions._context import ExtensionContext
-    from pith.extensions._runner import Extension, ExtensionRunner, Handler
 
 __all__ = ["ExtensionAPI"]
 
 
-class ExtensionAPI:
-    """One extension's door into pith. Registrations work at any time; actions that need a
-    running conversation (`send_message`, `set_model`, ...) work from handlers and commands."""
+class ExtensionAPI(EventSubscriptions):
+    """One extension's door into pith, the same for pith's own and everyone else's.
+    Registrations work at any time; actions that need a running conversation (`send_message`,
+    `set_model`, ...) work from handlers and commands. `on` (typed per event) comes from
+    `EventSubscriptions`."""
 
-    def __init__(self, runner: ExtensionRunner, extension: Extension) -> None:
+    def __init__(self, runner: ExtensionOwner, extension: Extension) -> None:
         self._runner = runner
         self._extension = extension
 
@@ -63,13 +66,6 @@ class ExtensionAPI:
                 "handler (session_start, say) or a command"
             )
         return host
-
-    # --- events -----------------------------------------------------------------------------
-
-    def on(self, event: str, handler: Handler) -> Callable[[], None]:
-        """Call `handler(event, ctx)` for `event` (see `pith.extensions.events`); returns a
-        function that unregisters it."""
-        return self._runner.on(self._extension, event, handler)
 
     # --- registrations ----------------------------------------------------------------------
 

@@ -32,7 +32,9 @@ from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
-from pith.extensions._runner import HANDLER_ERRORS, Extension, ExtensionRunner, describe_error
+from pith.extensions._combine import describe_error
+from pith.extensions._registry import Extension
+from pith.extensions._runner import HANDLER_ERRORS, ExtensionRunner
 
 __all__ = [
     "BUILTIN_ORDER",

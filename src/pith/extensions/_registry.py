@@ -1,20 +1,55 @@
-"""What extensions add besides handlers: slash commands, CLI flags, shortcuts, a message bus."""
+"""What extensions register: who they are, their handlers, slash commands, CLI flags,
+shortcuts, and a message bus between them."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from pith.extensions._context import ExtensionContext
 
-__all__ = ["Command", "EventBus", "Flag", "OwnedBus", "Shortcut", "unique_command_name"]
+__all__ = [
+    "Command",
+    "EventBus",
+    "Extension",
+    "Flag",
+    "Handler",
+    "OwnedBus",
+    "Shortcut",
+    "Subscription",
+    "unique_command_name",
+]
 
+Handler = Callable[[Any, "ExtensionContext"], Awaitable[object] | object]
+"""An event handler, `handler(event, ctx)`; `api.on` gives each event its precise type."""
 CommandHandler = Callable[[str, "ExtensionContext"], Awaitable[None] | None]
 Completions = Callable[[str], Sequence[str] | Awaitable[Sequence[str]]]
 BusHandler = Callable[[object], Awaitable[None] | None]
+
+
+@dataclass
+class Extension:
+    """One loaded extension: its name, where it came from, and its file or entry point."""
+
+    name: str
+    source: str
+    """`builtin`, `package` (an entry point), `agent` (agent dir), `project`, `settings` or
+    `cli` (`-e`). What an extension may do never depends on it: every source gets the same
+    door."""
+    location: str = ""
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One `api.on(event, handler)`; `copy=False` (for `context`) is the handler's promise never
+    to change a message in place, so pith may hand it the history's own messages."""
+
+    extension: Extension
+    handler: Handler
+    copy: bool = True
 
 
 @dataclass

@@ -36,9 +36,9 @@ None, except in `tool_call`, which fails closed: the call is blocked, naming the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from pith.agent import (
     AbortSignal,
@@ -81,6 +81,7 @@ __all__ = [
     "ContextEvent",
     "ContextResult",
     "CustomMessageSpec",
+    "EventName",
     "Input",
     "InputResult",
     "InputSource",
@@ -259,6 +260,9 @@ class BeforeAgentStart:
     system_prompt: str
     system_prompt_options: SystemPromptOptions
     type: Literal["before_agent_start"] = "before_agent_start"
+    render: Callable[[], str] | None = field(default=None, repr=False, compare=False, kw_only=True)
+    """The prompt `system_prompt_options` give as they stand now; pith uses it to refresh
+    `system_prompt` before each handler."""
 
 
 @dataclass
@@ -425,35 +429,36 @@ class ContextResult:
     messages: list[AgentMessage]
 
 
-EVENT_NAMES = frozenset(
-    {
-        "session_start",
-        "session_shutdown",
-        "session_before_switch",
-        "session_before_fork",
-        "session_before_compact",
-        "session_compact",
-        "session_before_tree",
-        "session_tree",
-        "resources_discover",
-        "project_trust",
-        "input",
-        "before_agent_start",
-        "agent_start",
-        "agent_end",
-        "turn_start",
-        "turn_end",
-        "message_start",
-        "message_update",
-        "message_end",
-        "tool_call",
-        "tool_result",
-        "tool_execution_start",
-        "tool_execution_update",
-        "tool_execution_end",
-        "context",
-        "before_provider_request",
-        "model_select",
-    }
-)
+EventName = Literal[
+    "session_start",
+    "session_shutdown",
+    "session_before_switch",
+    "session_before_fork",
+    "session_before_compact",
+    "session_compact",
+    "session_before_tree",
+    "session_tree",
+    "resources_discover",
+    "project_trust",
+    "input",
+    "before_agent_start",
+    "agent_start",
+    "agent_end",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_call",
+    "tool_result",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+    "context",
+    "before_provider_request",
+    "model_select",
+]
+"""The name of an event `api.on` accepts."""
+
+EVENT_NAMES: frozenset[str] = frozenset(get_args(EventName))
 """Every event name `api.on` accepts."""

@@ -104,7 +104,7 @@ async def _compact(
     signal: AbortSignal,
 ) -> CompactionOutcome:
     store = session.store
-    answer = await session.extensions.emit_before_compact(
+    answer = await session.extensions.emit(
         SessionBeforeCompact(preparation, path, reason, will_retry, custom_instructions, signal)
     )
     if answer.cancel:

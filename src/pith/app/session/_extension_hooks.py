@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
-from pith.agent import AfterHook, BeforeHook, BlockDecision, Tool, ToolResult
-from pith.ai import UNSET, ToolCall
-from pith.extensions import ExtensionRunner
-from pith.extensions.events import ToolCallEvent, ToolResultEvent
+from collections.abc import Awaitable, Callable
 
-__all__ = ["tool_hooks"]
+from pith.agent import AfterHook, BeforeHook, BlockDecision, MessageEnd, Tool, ToolResult
+from pith.ai import UNSET, AgentMessage, ToolCall
+from pith.extensions import ExtensionRunner
+from pith.extensions.events import ContextEvent, ToolCallEvent, ToolResultEvent
+
+__all__ = ["history_hooks", "tool_hooks"]
+
+ContextHook = Callable[[list[AgentMessage]], Awaitable[list[AgentMessage]]]
+MessageHook = Callable[[AgentMessage], Awaitable[AgentMessage | None]]
+
+
+def history_hooks(runner: ExtensionRunner) -> tuple[ContextHook, MessageHook]:
+    """`context` before each request (this request's messages) and `message_end` before a
+    message is recorded (a replacement of the same role)."""
+
+    def context(messages: list[AgentMessage]) -> Awaitable[list[AgentMessage]]:
+        return runner.emit(ContextEvent(messages))
+
+    def message_end(message: AgentMessage) -> Awaitable[AgentMessage | None]:
+        return runner.emit(MessageEnd(message))
+
+    return context, message_end
 
 
 def tool_hooks(runner: ExtensionRunner) -> tuple[BeforeHook, AfterHook]:
@@ -17,7 +35,7 @@ def tool_hooks(runner: ExtensionRunner) -> tuple[BeforeHook, AfterHook]:
     async def before(tool: Tool, call: ToolCall, args: dict[str, object]) -> BlockDecision | None:
         if not runner.has_handlers("tool_call"):
             return None
-        decision = await runner.emit_tool_call(ToolCallEvent(call.name, call.id, args))
+        decision = await runner.emit(ToolCallEvent(call.name, call.id, args))
         if decision is None or not decision.block:
             return None
         return BlockDecision(decision.reason, decision.terminate)
@@ -31,7 +49,7 @@ def tool_hooks(runner: ExtensionRunner) -> tuple[BeforeHook, AfterHook]:
         event = ToolResultEvent(
             call.name, call.id, args, list(result.content), details, result.is_error
         )
-        patch = await runner.emit_tool_result(event)
+        patch = await runner.emit(event)
         if patch is None:
             return None
         return ToolResult(

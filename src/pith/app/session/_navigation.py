@@ -93,7 +93,7 @@ async def new_session(session: AgentSession) -> bool:
     """Start a fresh session in the same folder; False when an extension cancelled."""
     _idle(session, "start a new session")
     runner = session.extensions
-    if (await runner.emit_cancellable(SessionBeforeSwitch("new"))).cancel:
+    if (await runner.emit(SessionBeforeSwitch("new"))).cancel:
         return False
     await runner.emit(SessionShutdown("new"))
     directory = session.store.path.parent if session.store.path is not None else None
@@ -107,7 +107,7 @@ async def switch_session(session: AgentSession, path: Path) -> bool:
     _idle(session, "switch sessions")
     runner = session.extensions
     target = str(path)
-    if (await runner.emit_cancellable(SessionBeforeSwitch("resume", target))).cancel:
+    if (await runner.emit(SessionBeforeSwitch("resume", target))).cancel:
         return False
     # Opened before shutting down: a locked file stops nothing.
     store = SessionStore.open(path, cwd=session.cwd)
@@ -145,7 +145,7 @@ async def fork_session(
         selected = content_text(entry.message.content)
     runner = session.extensions
     event = SessionBeforeFork(entry_id, "before" if before else "at")
-    if (await runner.emit_cancellable(event)).cancel:
+    if (await runner.emit(event)).cancel:
         return ForkOutcome(cancelled=True)
     leaf = entry.parent_id if before else entry_id
     store = _branched(session.store, leaf)
@@ -239,7 +239,7 @@ async def navigate_tree(
         label,
     )
     with session.summary_signal() as signal:
-        answer = await session.extensions.emit_before_tree(
+        answer = await session.extensions.emit(
             SessionBeforeTree(target_id or "", old_leaf, summarize, preparation, signal)
         )
         if answer.cancel:

@@ -56,7 +56,7 @@ from pith.app.session._compaction import (
 )
 from pith.app.session._dispatch import CommandNames, Invocation, classify, refusal, unknown_command
 from pith.app.session._events import AgentSettled, AutoRetryEnd, AutoRetryStart, SessionEvent
-from pith.app.session._extension_hooks import tool_hooks
+from pith.app.session._extension_hooks import history_hooks, tool_hooks
 from pith.app.session._extension_host import SessionHost
 from pith.app.session._navigation import (
     ForkOutcome,
@@ -80,6 +80,7 @@ from pith.extensions import (
 )
 from pith.extensions.events import (
     BeforeAgentStart,
+    BeforeProviderRequest,
     Input,
     InputSource,
     ModelSelect,
@@ -178,12 +179,13 @@ class AgentSession:
         tests and SDK use); SYSTEM.md and `--system-prompt` arrive through `resources`."""
         self.toolset = ToolSet(tools, self.extensions, active if active is not None else tools)
         before, after = tool_hooks(self.extensions)
+        context_hook, message_hook = history_hooks(self.extensions)
         options = AgentOptions(
             api_key=lambda m: registry.api_key(m, self._api_key_override),
             headers=self._headers,
             session_id=store.id,
-            transform_context=self.extensions.emit_context,
-            replace_message=self.extensions.emit_message_end,
+            transform_context=context_hook,
+            replace_message=message_hook,
             before_next_turn=lambda: check_between_turns(self),
             before_tool_call=before,
             after_tool_call=after,
@@ -368,7 +370,7 @@ class AgentSession:
     async def _on_payload(self, body: dict[str, object]) -> dict[str, object] | None:
         if not self.extensions.has_handlers("before_provider_request"):
             return None
-        return await self.extensions.emit_before_provider_request(body)
+        return await self.extensions.emit(BeforeProviderRequest(body))
 
     @property
     def model(self) -> Model:
@@ -619,7 +621,7 @@ class AgentSession:
                 return None
         images = list(images)
         if self.extensions.has_handlers("input"):
-            answer = await self.extensions.emit_input(Input(text, images, source))
+            answer = await self.extensions.emit(Input(text, images, source))
             if answer.action == "handled":
                 self.last_handled = True
                 return None
@@ -690,10 +692,10 @@ class AgentSession:
             return []
         options = self._prompt_options()
         before = [tool.name for tool in options.tools]
-        event = BeforeAgentStart(text, images, "", options)
-        outcome = await self.extensions.emit_before_agent_start(
-            event, lambda: self.system_prompt(options)
+        event = BeforeAgentStart(
+            text, images, "", options, render=lambda: self.system_prompt(options)
         )
+        outcome = await self.extensions.emit(event)
         after = [tool.name for tool in options.tools]
         if after != before:
             self.toolset.set_active(after)
@@ -760,7 +762,7 @@ class AgentSession:
     async def _add_idle(self, message: AgentMessage) -> None:
         """Add a message outside a run, with the message events a run would give it."""
         await self._forward_start(message)
-        replaced = await self.extensions.emit_message_end(message)
+        replaced = await self.extensions.emit(MessageEnd(message))
         if replaced is not None and replaced.role == message.role:
             message = replaced
         self._record(message)

@@ -504,7 +504,7 @@ def register(api: ExtensionAPI, *, clock: Callable[[], float] | None = None) -> 
     api.on("session_tree", pruner.on_session_tree)
     api.on("before_agent_start", pruner.on_before_agent_start)
     api.on("turn_end", pruner.on_turn_end)
-    api.on("context", pruner.on_context)
+    api.on("context", pruner.on_context, copy=False)
     api.on("agent_end", pruner.on_agent_end)
     api.on("session_shutdown", pruner.on_session_shutdown)
     api.on("session_compact", pruner.on_session_compact)
