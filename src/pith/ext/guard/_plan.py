@@ -83,33 +83,36 @@ from pith.ext.guard._plan_shell import Unit, shell_point
 from pith.ext.guard._plan_statements import (
     FD_PATHS,
     Refusal,
-    call_name,
-    chain_ops,
     check_kept,
     check_prefix,
     check_trailing,
-    content_end,
     ends_in_view,
     is_cd,
     is_silent,
     is_test,
-    members,
     needs_subshell,
-    offset,
-    source_text,
-    stages,
     view_name,
 )
 from pith.ext.guard._plan_views import TRANSFORM_NAMES, VIEW_NAMES, read_view_args
-from pith.ext.guard._plan_words import command_words, literal_word, program_name, walk
-from pith.tools.shell_parse import (
+from pith.ext.guard._plan_words import program_name
+from pith.shell import (
     Node,
     ShellSyntaxError,
     ShellTree,
+    call_name,
+    chain_ops,
     child,
     children,
+    command_words,
+    content_end,
+    literal_word,
+    members,
+    offset,
     parse_bash,
+    stages,
+    statement_text,
     string,
+    walk,
 )
 
 __all__ = ["GuardPlan", "View", "plan_command"]
@@ -431,7 +434,7 @@ class _Planner:
             changed=True,
             reason=_describe(views, len(hoisted), len(trailing), len(after)),
             views=tuple(views),
-            hoisted=tuple(source_text(self.data, unit) for unit in hoisted),
+            hoisted=tuple(statement_text(self.data, unit) for unit in hoisted),
             has_following_statement=following,
             cleaned=_splice(self.data, tuple(edits), (None, None, None), logical=True),
             directory=directory,
@@ -451,7 +454,7 @@ class _Planner:
         """Refuse views whose files cannot be reached as bash would reach them; return where
         the views must run (None: where the command runs)."""
         relative = False
-        kept_text = " ".join(source_text(self.data, stage) for stage in kept)
+        kept_text = " ".join(statement_text(self.data, stage) for stage in kept)
         for view, stage in zip(views, removed, strict=True):
             for path in view.reads:
                 if (
@@ -536,7 +539,7 @@ class _Planner:
         if name is None:
             return None
         cmd = child(stage, "Cmd") or {}
-        text = source_text(self.data, stage)
+        text = statement_text(self.data, stage)
         words = command_words(cmd)
         if any(word is None for word in words):
             raise Refusal(f"the view `{text}` has arguments that are not literal")

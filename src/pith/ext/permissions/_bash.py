@@ -1,6 +1,6 @@
 """What a bash command runs and which paths it touches, for the permission gates to judge.
 
-`analyze_bash` parses the command (`pith.tools.shell_parse`) and walks the tree the way bash
+`analyze_bash` parses the command (`pith.shell`) and walks the tree the way bash
 would run it, keeping just enough shell state to resolve what the text determines: the
 directory after literal `cd`s (a set of possibilities: `cd x || y` runs `y` where the `cd`
 failed) and variables assigned literals earlier in the same command (`F=.env; cat $F`).
@@ -14,7 +14,7 @@ failed) and variables assigned literals earlier in the same command (`F=.env; ca
 - Paths: redirect targets, operands of known commands by position and mode (`_bash_files`),
   `cd` targets, and for other commands the words that look like paths (a `/`, a leading `.`
   or `~`, or the name of an existing file). Words
-  are expanded as bash would (`pith.tools.shell_words`), globs against the file system.
+  are expanded as bash would (`pith.shell`), globs against the file system.
 
 Nothing here knows the configuration; the only I/O is the parse, glob matching, and "does
 this bare word name a file".
@@ -26,10 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pith.ext.permissions._bash_argv import Mode, Origin, Wrapper
-from pith.ext.permissions._bash_parse import parse_command
 from pith.ext.permissions._bash_state import State
 from pith.ext.permissions._bash_walk import Context, Walker
-from pith.tools.shell_parse import ShellSyntaxError
+from pith.shell import ShellSyntaxError, parse_bash_leniently
 
 __all__ = ["BashAnalysis", "CommandUnit", "Context", "PathAccess", "analyze_bash"]
 
@@ -109,7 +108,7 @@ class BashAnalysis:
 def analyze_bash(command: str, cwd: str, home: str) -> BashAnalysis:
     """Parse and analyze `command` run in `cwd` with `$HOME` = `home`."""
     try:
-        tree = parse_command(command)
+        tree = parse_bash_leniently(command)
     except ShellSyntaxError as error:
         return BashAnalysis((), (), (), str(error))
     walker = Walker(home)

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pith.tools.shell_words import Taint, taint
-
-__all__ = ["Flow", "State", "Taint", "taint"]
+__all__ = ["Flow", "State"]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Statements thread a `State` (directories, literal variables) through lists, `&&` / `||`,
 conditions and loops; subshells, pipelines, substitutions and background jobs get a copy that
-does not leak out. Each simple command is expanded word by word (`pith.tools.shell_words`) in
+does not leak out. Each simple command is expanded word by word (`pith.shell`) in
 each directory the shell may be in, and its argv analyzed (`_bash_wrappers`, `_bash_files`); what
 it runs — a wrapper's command, a `bash -c` / `eval` string, a here-document fed to a shell —
 is walked in turn. The results are plain tuples that `_bash` turns into its public types.
@@ -20,24 +20,25 @@ from typing import Literal
 
 from pith.ext.permissions._bash_argv import Arg, Facts, Mode, Origin, Unknown, Wrapper, basename
 from pith.ext.permissions._bash_files import FILE_TESTS
-from pith.ext.permissions._bash_parse import parse_command
 from pith.ext.permissions._bash_scripts import ScriptText, read_script, shell_script_kind
-from pith.ext.permissions._bash_state import Flow, State, taint
+from pith.ext.permissions._bash_state import Flow, State
 from pith.ext.permissions._bash_wrappers import analyze_argv
-from pith.tools.shell_parse import (
+from pith.shell import (
+    Expansion,
     Node,
+    Scope,
     ShellSyntaxError,
+    assignment_name,
+    assignment_value,
     child,
     children,
+    expand_word,
+    lone_process_substitution,
     parse_bash,
+    parse_bash_leniently,
     source_slice,
     string,
-)
-from pith.tools.shell_words import (
-    Expansion,
-    Scope,
-    assignment_value,
-    expand_word,
+    taint,
     word_text,
 )
 
@@ -352,7 +353,7 @@ class Walker:
                 target = word_text(word, first)
                 if target is not None and re.fullmatch(r"\d*-?", target):
                     continue  # `2>&1`, `>&-`: a file descriptor, not a file
-            if _lone_process_substitution(word):
+            if lone_process_substitution(word):
                 continue  # a pipe to the commands inside, walked above
             mode: Mode = "read" if op in ("<", "<&") else "write"
             self._path_word(word, state, data, mode, "redirect", source)
@@ -393,7 +394,7 @@ class Walker:
         if not words:
             return self._assignments(cmd, assigns, state, data, context)
         source = source_slice(data, cmd)
-        names = {_name(assign) for assign in assigns}
+        names = {assignment_name(assign) for assign in assigns}
         ok_dirs: list[str | None] = []
         effect = _Effect()
         for directory in state.dirs:
@@ -409,14 +410,14 @@ class Walker:
             first = expansions[0]
             opaque_name = (
                 (first is not None and first.globbed)
-                or _lone_process_substitution(words[0])
+                or lone_process_substitution(words[0])
                 or bool(names & _SHELL_STARTUP)
             )
             one = self._command(argv, texts, directory, context, source, stdin, None, opaque_name)
             ok_dirs.append(self._chdir(directory, one))
             effect.shell_effect = effect.shell_effect or one.shell_effect
             effect.evals += one.evals
-        variables = {**state.variables, **{_name(a): None for a in assigns}}
+        variables = {**state.variables, **{assignment_name(a): None for a in assigns}}
         ok = State(tuple(dict.fromkeys(ok_dirs)), variables)
         fail = State(state.dirs, variables)
         if effect.shell_effect:
@@ -539,7 +540,7 @@ class Walker:
         if self.depth >= _MAX_DEPTH:
             return None
         try:
-            tree = parse_command(text)
+            tree = parse_bash_leniently(text)
         except ShellSyntaxError:
             return None
         self.depth += 1
@@ -567,7 +568,7 @@ class Walker:
 
     def _assign(self, assign: Node, variables: dict[str, str | None], state: State) -> None:
         """Apply `NAME=value` (literal or not) to `variables`."""
-        name = _name(assign)
+        name = assignment_name(assign)
         if not name:
             return
         if child(assign, "Index") is not None or child(assign, "Array") is not None:
@@ -589,7 +590,8 @@ class Walker:
         self, cmd: Node, assigns: list[Node], state: State, data: bytes, context: Context
     ) -> Flow:
         source = source_slice(data, cmd)
-        wrapper: Wrapper | None = "opaque" if {_name(a) for a in assigns} & _SHELL_STARTUP else None
+        names = {assignment_name(a) for a in assigns}
+        wrapper: Wrapper | None = "opaque" if names & _SHELL_STARTUP else None
         self._unit((source,), context, wrapper, source)
         variables = dict(state.variables)
         for assign in assigns:
@@ -602,7 +604,7 @@ class Walker:
         variant = child(cmd, "Variant")
         keyword = (string(variant, "Value") if variant is not None else None) or "declare"
         source = source_slice(data, cmd)
-        names = {_name(arg) for arg in children(cmd, "Args")}
+        names = {assignment_name(arg) for arg in children(cmd, "Args")}
         self._unit((source,), context, "opaque" if names & _SHELL_STARTUP else None, source)
         variables = dict(state.variables)
         plain = keyword in ("declare", "typeset", "local", "export", "readonly")
@@ -617,7 +619,7 @@ class Walker:
                 elif text[:1] in ("-", "+") and not set(text[1:]) <= set("xrgp"):
                     plain = False  # -n (nameref), -i, -l, -u, -a, -A transform values
         for arg in children(cmd, "Args"):
-            name = _name(arg)
+            name = assignment_name(arg)
             if not name:
                 continue
             if arg.get("Naked") is True:
@@ -703,16 +705,6 @@ def _landing_paths(facts: Facts, directory: str, command: str) -> list[str]:
     return out
 
 
-def _name(assign: Node) -> str:
-    name = child(assign, "Name")
-    return (string(name, "Value") if name is not None else None) or ""
-
-
-def _lone_process_substitution(word: Node) -> bool:
-    parts = children(word, "Parts")
-    return len(parts) == 1 and parts[0].get("Type") == "ProcSubst"
-
-
 def _variants(words: list[str]) -> list[str]:
     out = [" ".join(words)]
     if words and "/" in words[0]:
@@ -724,7 +716,7 @@ def _texts(words: list[Node], expansions: list[Expansion | None], data: bytes) -
     typed: list[str] = []
     matched: list[str] = []
     for word, expansion in zip(words, expansions, strict=True):
-        if expansion is None or _lone_process_substitution(word):
+        if expansion is None or lone_process_substitution(word):
             typed.append(source_slice(data, word))
             matched.append(source_slice(data, word))
         else:
