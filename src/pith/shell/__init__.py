@@ -12,14 +12,13 @@ way through statements.
   that needs no expansion (`literal_word`), and bash's expansions with what the command's
   text determines (`expand_word` in a `Scope`); `taint` finds the names a command may set
   behind such an analysis's back.
-- **Statements**: `&&`/`||` chains (`members`, `chain_ops`) and pipelines (`stages`) in
-  source order, and a statement's own text.
+- **Statements**: `&&`/`||` chains (`chain`) and pipelines (`stages`) flattened into their
+  members in source order, and a statement's own text.
 
 Nothing here knows about tools, settings or extensions.
 """
 
 from pith.shell._expand import (
-    MAX_FIELDS,
     Expansion,
     Scope,
     assignment_value,
@@ -38,12 +37,10 @@ from pith.shell._parse import (
     takes_fast_path,
 )
 from pith.shell._quotes import (
-    IDENTIFIER,
     LIT,
     QUOTED,
     VAR,
     Char,
-    chars_text,
     command_words,
     decode_ansi_c,
     double_quoted_chars,
@@ -56,10 +53,9 @@ from pith.shell._quotes import (
 from pith.shell._statements import (
     PIPE_OPS,
     call_name,
-    chain_ops,
+    chain,
     content_end,
     is_bare,
-    members,
     stages,
     statement_text,
 )
@@ -76,9 +72,7 @@ from pith.shell._tree import (
 )
 
 __all__ = [
-    "IDENTIFIER",
     "LIT",
-    "MAX_FIELDS",
     "PIPE_OPS",
     "QUOTED",
     "SHFMT_ENV",
@@ -93,8 +87,7 @@ __all__ = [
     "assignment_name",
     "assignment_value",
     "call_name",
-    "chain_ops",
-    "chars_text",
+    "chain",
     "child",
     "children",
     "clear_cache",
@@ -108,7 +101,6 @@ __all__ = [
     "is_identifier",
     "literal_word",
     "lone_process_substitution",
-    "members",
     "offset",
     "parse_bash",
     "parse_bash_leniently",

@@ -1,11 +1,10 @@
 """The shapes statements take: `&&`/`||` chains, pipelines, and where a statement's text ends.
 
-shfmt nests a chain `a && b || c` as binary commands, each side a statement; these functions
-flatten them into their members in source order, the way both the guard (which cuts a
-pipeline's trailing stages) and the permission system (which threads the shell's state
+shfmt nests a chain `a && b || c` as binary commands, each side a statement; `chain` and
+`stages` flatten them into their members in source order, the way both the guard (which cuts
+a pipeline's trailing stages) and the permission system (which threads the shell's state
 through `&&` and `||`) read them. A side is opened only when it is *bare*: a negated,
-backgrounded or redirected side is one member, whatever is inside.
-"""
+backgrounded or redirected side is one member, whatever is inside."""
 
 from __future__ import annotations
 
@@ -15,10 +14,9 @@ from pith.shell._tree import Node, child, children, offset, string
 __all__ = [
     "PIPE_OPS",
     "call_name",
-    "chain_ops",
+    "chain",
     "content_end",
     "is_bare",
-    "members",
     "stages",
     "statement_text",
 ]
@@ -39,26 +37,17 @@ def _binary(stmt: Node, ops: tuple[str, ...]) -> Node | None:
     return None
 
 
-def members(stmt: Node) -> list[Node]:
-    """The members of a statement's `&&`/`||` chain (the statement itself when it has none)."""
+def chain(stmt: Node) -> tuple[list[Node], list[str]]:
+    """The members of a statement's `&&`/`||` chain and the operators between them; the
+    statement itself and no operator when it is not a chain."""
     cmd = _binary(stmt, _CHAIN_OPS)
     if cmd is None:
-        return [stmt]
+        return [stmt], []
     left, right = child(cmd, "X"), child(cmd, "Y")
     if left is None or right is None:
-        return [stmt]
-    head = members(left) if is_bare(left) else [left]
-    return [*head, right]
-
-
-def chain_ops(stmt: Node) -> list[str]:
-    """The operators between the members of a statement's `&&`/`||` chain (`members`)."""
-    cmd = _binary(stmt, _CHAIN_OPS)
-    left = child(cmd, "X") if cmd is not None else None
-    if cmd is None or left is None or child(cmd, "Y") is None:
-        return []
-    head = chain_ops(left) if is_bare(left) else []
-    return [*head, string(cmd, "Op") or "&&"]
+        return [stmt], []
+    head, ops = chain(left) if is_bare(left) else ([left], [])
+    return [*head, right], [*ops, string(cmd, "Op") or "&&"]
 
 
 def stages(stmt: Node) -> tuple[list[Node], list[str]]:

@@ -100,13 +100,12 @@ from pith.shell import (
     ShellSyntaxError,
     ShellTree,
     call_name,
-    chain_ops,
+    chain,
     child,
     children,
     command_words,
     content_end,
     literal_word,
-    members,
     offset,
     parse_bash,
     stages,
@@ -351,7 +350,7 @@ class _Planner:
             raise Refusal("the command is empty")
         self.refuse_anywhere()
         found = self.locate(stmts)
-        index, chain = found
+        index, links = found
         stmt = stmts[index]
         check_trailing(stmts[index + 1 :], self.data)
         if stmt.get("Background"):
@@ -360,7 +359,7 @@ class _Planner:
             )
         if stmt.get("Coprocess"):
             raise Refusal("the final statement is a coprocess")
-        window = chain[-1]
+        window = links[-1]
         if stmt.get("Negated") or window.get("Negated"):
             raise Refusal("the pipeline is negated (!), so its status is not the view's")
         all_stages, ops = stages(window)
@@ -385,16 +384,16 @@ class _Planner:
                 "pipeline: it would run before the guard applies the view"
             )
 
-        prefix = child(child(stmt, "Cmd") or {}, "X") if len(chain) > 1 else None
+        prefix = child(child(stmt, "Cmd") or {}, "X") if len(links) > 1 else None
         units = [*stmts[:index], *([prefix] if prefix is not None else [])]
         hoisted = [unit for unit in units if not is_silent(unit)]
-        every_and = all(op == "&&" for op in chain_ops(stmt))
+        every_and = all(op == "&&" for op in chain(stmt)[1])
         shell_units = [
             Unit(unit, True, False, check_prefix(unit, self.data)) for unit in stmts[:index]
         ]
         shell_units += [
             Unit(member, every_and, every_and, check_prefix(member, self.data))
-            for member in chain[:-1]
+            for member in links[:-1]
         ]
         point = shell_point(self.tree.root, shell_units, self.cdpath)
         directory = self.check_view_files(
@@ -495,15 +494,15 @@ class _Planner:
     def locate(self, stmts: list[Node]) -> tuple[int, list[Node]]:
         """The statement holding the last pipeline that ends in a view, and its members."""
         for index in reversed(range(len(stmts))):
-            chain = members(stmts[index])
-            for position in reversed(range(len(chain))):
-                if ends_in_view(chain[position]):
-                    if position != len(chain) - 1:
+            parts = chain(stmts[index])[0]
+            for position in reversed(range(len(parts))):
+                if ends_in_view(parts[position]):
+                    if position != len(parts) - 1:
                         raise Refusal(
                             "a command joined by && or || after the pipeline depends on its "
                             "exit status"
                         )
-                    return index, chain
+                    return index, parts
         last = next((stmt for stmt in reversed(stmts) if not is_silent(stmt)), stmts[-1])
         raise Refusal(self.why_no_view(last))
 
@@ -516,7 +515,7 @@ class _Planner:
             return "the command is a group with no pipeline at its end"
         if kind == "TimeClause":
             return "`time` wraps the pipeline, and would time the view too"
-        last = members(stmt)[-1]
+        last = chain(stmt)[0][-1]
         last_stages, ops = stages(last)
         if not ops:
             return "not a pipeline: there is no view to strip"
