@@ -298,14 +298,18 @@ def _pathname(chars: list[Char], scope: Scope) -> list[str] | None:
 def lone_process_substitution(word: Node) -> bool:
     """The word is one `<(…)` or `>(…)` and nothing else: bash passes it as the path of a
     pipe to the commands inside."""
-    parts = children(word, "Parts")
+    return _lone_process_substitution(children(word, "Parts"))
+
+
+def _lone_process_substitution(parts: list[Node]) -> bool:
     return len(parts) == 1 and parts[0].get("Type") == "ProcSubst"
 
 
 def _word_chars(word: Node, scope: Scope) -> list[Char] | None:
-    if lone_process_substitution(word):
+    parts = children(word, "Parts")
+    if _lone_process_substitution(parts):
         return [(c, QUOTED) for c in "/dev/fd/63"]
-    return _chars(children(word, "Parts"), scope, quoted=False)
+    return _chars(parts, scope, quoted=False)
 
 
 def expand_word(word: Node, scope: Scope) -> Expansion | None:
