@@ -6,7 +6,7 @@ What is measured, over the differential corpus (tests/ext/guard/corpus.py: ~400 
 four in five of which the guard strips):
 
 - **plan**: `plan_command(command)` with the parse cache cleared before every call
-  (`shell_parse.clear_cache()`), so each command pays its parse — plain-word commands take the
+  (`pith.shell.clear_cache()`), so each command pays its parse — plain-word commands take the
   pure-Python fast path, the rest one `shfmt --to-json` subprocess. Each command is timed on
   its own, ROUNDS times (default 5); p50 and p99 are over every sample. The split: the parse
   alone (uncached) and the planner alone (parse cached).
@@ -58,12 +58,12 @@ import msgspec
 from tests.ext.guard.corpus import CORPUS, build_fixture
 
 from _common import summary
+from pith import shell
 from pith.agent import AbortController
 from pith.ext.guard import plan_command
 from pith.ext.guard._tools import GuardedTool, GuardSettings
-from pith.tools import shell_parse
+from pith.shell import find_shfmt, parse_bash
 from pith.tools._bash import BashTool
-from pith.tools.shell_parse import find_shfmt, parse_bash
 
 TARGET_PLAN_P50_MS = 10.0
 TARGET_OVERHEAD_P50_MS = 15.0
@@ -99,7 +99,7 @@ def time_each(
     for _ in range(rounds):
         for item in items:
             if uncached:
-                shell_parse.clear_cache()
+                shell.clear_cache()
             else:
                 run(item)
             started = time.perf_counter()
@@ -111,12 +111,12 @@ def time_each(
 def parse_only(command: str) -> object:
     try:
         return parse_bash(command)
-    except shell_parse.ShellSyntaxError:
+    except shell.ShellSyntaxError:
         return None
 
 
 def shfmt_parse(command: str) -> object:
-    """The baseline: one parse by shfmt, as `shell_parse` runs it for a non-plain command."""
+    """The baseline: one parse by shfmt, as `pith.shell` runs it for a non-plain command."""
     binary = find_shfmt()
     assert binary is not None, "shfmt is not installed (pip install shfmt-py)"
     done = subprocess.run(
@@ -153,7 +153,7 @@ class Runner:
 
     def _time(self, tool: BashTool | GuardedTool, command: str, *, uncached: bool) -> float:
         if uncached:
-            shell_parse.clear_cache()
+            shell.clear_cache()
         started = time.perf_counter()
         asyncio.run(tool.execute("bench", {"command": command}, self.signal, None))
         return time.perf_counter() - started
@@ -182,7 +182,7 @@ def main(argv: Sequence[str]) -> None:
     commands = [case.command for case in CORPUS]
     plans = {command: plan_command(command) for command in commands}
     stripped = [command for command in commands if plans[command].changed]
-    fast_path = [command for command in commands if shell_parse.takes_fast_path(command)]
+    fast_path = [command for command in commands if shell.takes_fast_path(command)]
 
     # Warm up: imports, shfmt's binary in the page cache.
     time_each(commands, plan_command, 1, uncached=True)

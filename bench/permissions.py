@@ -11,7 +11,7 @@ configuration of 50 written rules over `bash`, `read`, `write`, `edit`, `path`,
 `external_directory`, `skill` and `mcp`. Each call is timed on its own, ROUNDS times (default
 5); p50 and p99 are over every sample.
 
-- **uncached**: the parse cache (`shell_parse.clear_cache()`) is cleared before every call, so
+- **uncached**: the parse cache (`pith.shell.clear_cache()`) is cleared before every call, so
   each bash command pays its parse — the case of a model issuing a command for the first time.
   The compiled-pattern caches of `pith.glob`'s wildcard stay warm: they are keyed by the configured
   patterns, which are compiled once per process.
@@ -23,7 +23,7 @@ subprocess, the parser the permission system uses for anything but plain words. 
 floor of any decision that needs the real parser, and it moves with the machine's load the
 way the decisions do, so the `*_vs_shfmt` ratios are the figures to compare across runs (the
 baseline runs shfmt without a timeout, so `shfmt_bash_p50_vs_shfmt` includes the exit polling
-`shell_parse` pays for its timeout, besides the walk and the gates).
+`pith.shell` pays for its timeout, besides the walk and the gates).
 
 The breakdown splits the uncached bash time into parse (`parse_bash`, cache cleared), walk
 (`analyze_bash` with the parse cached) and gates (`decide` given the finished analysis).
@@ -63,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import msgspec
 
 from _common import summary
+from pith import shell
 from pith.ext.permissions import (
     Decision,
     PermissionLayer,
@@ -72,8 +73,7 @@ from pith.ext.permissions import (
     decide,
 )
 from pith.ext.permissions._bash import BashAnalysis, analyze_bash
-from pith.tools import shell_parse
-from pith.tools.shell_parse import find_shfmt, parse_bash
+from pith.shell import find_shfmt, parse_bash
 
 TARGET_P50_MS = 2.0
 TARGET_P99_MS = 10.0
@@ -437,11 +437,11 @@ def bash_calls() -> list[Call]:
 
 
 def clear_parse_cache() -> None:
-    shell_parse.clear_cache()  # the benchmark must see the parse cost
+    shell.clear_cache()  # the benchmark must see the parse cost
 
 
 def fast_path(command: str) -> bool:
-    return shell_parse.takes_fast_path(command)
+    return shell.takes_fast_path(command)
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -470,7 +470,7 @@ def time_each(
 
 
 def shfmt_parse(command: str) -> object:
-    """The baseline: one parse by shfmt, as `shell_parse` runs it for a non-plain command."""
+    """The baseline: one parse by shfmt, as `pith.shell` runs it for a non-plain command."""
     binary = find_shfmt()
     assert binary is not None, "shfmt is not installed (pip install shfmt-py)"
     done = subprocess.run(
@@ -540,7 +540,7 @@ def main(argv: Sequence[str]) -> None:
         def parse_only(command: str) -> object:
             try:
                 return parse_bash(command)
-            except shell_parse.ShellSyntaxError:
+            except shell.ShellSyntaxError:
                 return None
 
         def walk_only(command: str) -> BashAnalysis:

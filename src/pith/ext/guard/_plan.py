@@ -83,33 +83,35 @@ from pith.ext.guard._plan_shell import Unit, shell_point
 from pith.ext.guard._plan_statements import (
     FD_PATHS,
     Refusal,
-    call_name,
-    chain_ops,
     check_kept,
     check_prefix,
     check_trailing,
-    content_end,
     ends_in_view,
     is_cd,
     is_silent,
     is_test,
-    members,
     needs_subshell,
-    offset,
-    source_text,
-    stages,
     view_name,
 )
 from pith.ext.guard._plan_views import TRANSFORM_NAMES, VIEW_NAMES, read_view_args
-from pith.ext.guard._plan_words import command_words, literal_word, program_name, walk
-from pith.tools.shell_parse import (
+from pith.ext.guard._plan_words import program_name
+from pith.shell import (
     Node,
     ShellSyntaxError,
     ShellTree,
+    call_name,
+    chain,
     child,
     children,
+    command_words,
+    content_end,
+    literal_word,
+    offset,
     parse_bash,
+    stages,
+    statement_text,
     string,
+    walk,
 )
 
 __all__ = ["GuardPlan", "View", "plan_command"]
@@ -348,7 +350,7 @@ class _Planner:
             raise Refusal("the command is empty")
         self.refuse_anywhere()
         found = self.locate(stmts)
-        index, chain = found
+        index, links = found
         stmt = stmts[index]
         check_trailing(stmts[index + 1 :], self.data)
         if stmt.get("Background"):
@@ -357,7 +359,7 @@ class _Planner:
             )
         if stmt.get("Coprocess"):
             raise Refusal("the final statement is a coprocess")
-        window = chain[-1]
+        window = links[-1]
         if stmt.get("Negated") or window.get("Negated"):
             raise Refusal("the pipeline is negated (!), so its status is not the view's")
         all_stages, ops = stages(window)
@@ -382,16 +384,16 @@ class _Planner:
                 "pipeline: it would run before the guard applies the view"
             )
 
-        prefix = child(child(stmt, "Cmd") or {}, "X") if len(chain) > 1 else None
+        prefix = child(child(stmt, "Cmd") or {}, "X") if len(links) > 1 else None
         units = [*stmts[:index], *([prefix] if prefix is not None else [])]
         hoisted = [unit for unit in units if not is_silent(unit)]
-        every_and = all(op == "&&" for op in chain_ops(stmt))
+        every_and = all(op == "&&" for op in chain(stmt)[1])
         shell_units = [
             Unit(unit, True, False, check_prefix(unit, self.data)) for unit in stmts[:index]
         ]
         shell_units += [
             Unit(member, every_and, every_and, check_prefix(member, self.data))
-            for member in chain[:-1]
+            for member in links[:-1]
         ]
         point = shell_point(self.tree.root, shell_units, self.cdpath)
         directory = self.check_view_files(
@@ -431,7 +433,7 @@ class _Planner:
             changed=True,
             reason=_describe(views, len(hoisted), len(trailing), len(after)),
             views=tuple(views),
-            hoisted=tuple(source_text(self.data, unit) for unit in hoisted),
+            hoisted=tuple(statement_text(self.data, unit) for unit in hoisted),
             has_following_statement=following,
             cleaned=_splice(self.data, tuple(edits), (None, None, None), logical=True),
             directory=directory,
@@ -451,7 +453,7 @@ class _Planner:
         """Refuse views whose files cannot be reached as bash would reach them; return where
         the views must run (None: where the command runs)."""
         relative = False
-        kept_text = " ".join(source_text(self.data, stage) for stage in kept)
+        kept_text = " ".join(statement_text(self.data, stage) for stage in kept)
         for view, stage in zip(views, removed, strict=True):
             for path in view.reads:
                 if (
@@ -492,15 +494,15 @@ class _Planner:
     def locate(self, stmts: list[Node]) -> tuple[int, list[Node]]:
         """The statement holding the last pipeline that ends in a view, and its members."""
         for index in reversed(range(len(stmts))):
-            chain = members(stmts[index])
-            for position in reversed(range(len(chain))):
-                if ends_in_view(chain[position]):
-                    if position != len(chain) - 1:
+            parts = chain(stmts[index])[0]
+            for position in reversed(range(len(parts))):
+                if ends_in_view(parts[position]):
+                    if position != len(parts) - 1:
                         raise Refusal(
                             "a command joined by && or || after the pipeline depends on its "
                             "exit status"
                         )
-                    return index, chain
+                    return index, parts
         last = next((stmt for stmt in reversed(stmts) if not is_silent(stmt)), stmts[-1])
         raise Refusal(self.why_no_view(last))
 
@@ -513,7 +515,7 @@ class _Planner:
             return "the command is a group with no pipeline at its end"
         if kind == "TimeClause":
             return "`time` wraps the pipeline, and would time the view too"
-        last = members(stmt)[-1]
+        last = chain(stmt)[0][-1]
         last_stages, ops = stages(last)
         if not ops:
             return "not a pipeline: there is no view to strip"
@@ -536,7 +538,7 @@ class _Planner:
         if name is None:
             return None
         cmd = child(stage, "Cmd") or {}
-        text = source_text(self.data, stage)
+        text = statement_text(self.data, stage)
         words = command_words(cmd)
         if any(word is None for word in words):
             raise Refusal(f"the view `{text}` has arguments that are not literal")

@@ -31,15 +31,21 @@ import re
 import stat
 from collections.abc import Iterable
 
-from pith.ext.guard._plan_words import (
+from pith.ext.guard._plan_words import program_name, word_set
+from pith.shell import (
+    Node,
+    Scope,
+    ShellSyntaxError,
+    child,
+    children,
     command_words,
+    expand_word,
     literal_word,
-    program_name,
+    offset,
+    parse_bash,
     walk,
-    word_set,
+    word_text,
 )
-from pith.tools.shell_parse import Node, ShellSyntaxError, child, children, parse_bash
-from pith.tools.shell_words import Scope, expand_word, word_text
 
 __all__ = ["unbounded_reason"]
 
@@ -350,15 +356,9 @@ def unbounded_reason(
     known when the pipeline starts (None: only literal words are read)."""
     scanner = _Scanner(cwd, scope)
     for stage in stages:
-        start = _offset(stage, "Pos")
-        end = _offset(stage, "End")
+        start = offset(stage, "Pos")
+        end = offset(stage, "End")
         reason = scanner.node(stage, data[start:end], timed=False, depth=0)
         if reason is not None:
             return reason
     return None
-
-
-def _offset(node: Node, key: str) -> int:
-    position = child(node, key)
-    value = position.get("Offset") if position is not None else None
-    return value if isinstance(value, int) else 0

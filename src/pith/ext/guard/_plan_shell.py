@@ -4,12 +4,12 @@ its umask may have changed.
 
 - **Variables.** A statement made only of assignments (`X=5`, `f=build.log`, `B="$A"0`,
   `X+=1`) sets its names to what bash computes, when that is literal given what is known so
-  far (`pith.tools.shell_words`, the expansion the permission system uses). It counts when it
+  far (`pith.shell`, the expansion the permission system uses). It counts when it
   surely runs before the pipeline: a top-level statement, or a member of the `&&` chain that
   leads to the pipeline when that chain has no `||`. A name stays known only when every
   assignment of it in the whole command is such a statement before the pipeline, nothing
   else may set it (`read X`, `unset X`, `for X in`, `${X:=…}`, a function body:
-  `shell_words.taint`), it is not one bash manages itself (`RANDOM`, `PWD`, …), and the
+  `pith.shell.taint`), it is not one bash manages itself (`RANDOM`, `PWD`, …), and the
   command runs no `source`, `.`, `eval` or command whose name is not literal (which could
   set anything). Known values are
   substituted in the stages that stay (`seq 1 $X` has a known length); a view's own words
@@ -28,10 +28,21 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pith.ext.guard._plan_statements import is_bare
-from pith.ext.guard._plan_words import command_words, is_identifier, literal_word, walk, word_set
-from pith.tools.shell_parse import Node, child, children, string
-from pith.tools.shell_words import Scope, assignment_value, taint
+from pith.ext.guard._plan_words import word_set
+from pith.shell import (
+    Node,
+    Scope,
+    assignment_name,
+    assignment_value,
+    child,
+    children,
+    command_words,
+    is_bare,
+    is_identifier,
+    literal_word,
+    taint,
+    walk,
+)
 
 __all__ = ["ShellPoint", "Unit", "shell_point"]
 
@@ -92,9 +103,7 @@ def shell_point(root: Node, units: Sequence[Unit], cdpath: bool) -> ShellPoint:
             directory = _move(directory, target, cdpath) if target is not None else None
         elif unit.place & {"cd", "pushd", "popd"}:
             directory = None
-    untracked = {
-        name for node in _assign_nodes(root) if id(node) not in tracked for name in [_name(node)]
-    }
+    untracked = {assignment_name(node) for node in _assign_nodes(root) if id(node) not in tracked}
     anything = any(_may_set_anything(node) for node in walk(root))
     known = {
         name: value
@@ -135,7 +144,7 @@ def _assignments_only(stmt: Node) -> list[Node] | None:
 
 
 def _assign(assign: Node, variables: dict[str, str | None], scope: Scope) -> None:
-    name = _name(assign)
+    name = assignment_name(assign)
     if not is_identifier(name):
         return
     if child(assign, "Index") is not None or child(assign, "Array") is not None:
@@ -157,10 +166,6 @@ def _assign_nodes(root: Node) -> list[Node]:
         elif node.get("Type") == "DeclClause":
             found += [arg for arg in children(node, "Args") if child(arg, "Name") is not None]
     return found
-
-
-def _name(assign: Node) -> str:
-    return string(child(assign, "Name") or {}, "Value") or ""
 
 
 def _cd_target(stmt: Node) -> str | None:

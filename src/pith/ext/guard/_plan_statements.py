@@ -1,6 +1,6 @@
-"""Statements of a parsed command as the guard's planner sees them: the shapes it walks
-(`&&`/`||` chains, pipelines, stages), which statements are *silent* (can write nothing at
-all, so they stay where they are), and the rules for statements before the final pipeline
+"""Statements of a parsed command as the guard's planner sees them: which pipeline stages are
+views, which statements are *silent* (can write nothing at all, so they stay where they are),
+and the rules for statements before the final pipeline
 (hoisted into the side channel, or refused) and after it (silent ones, and `cd`).
 
 Every rule that leaves a command untouched raises `Refusal` with the reason shown to the
@@ -12,37 +12,36 @@ from __future__ import annotations
 import re
 
 from pith.ext.guard._plan_views import VIEW_NAMES
-from pith.ext.guard._plan_words import (
+from pith.ext.guard._plan_words import program_name, word_set
+from pith.shell import (
+    Node,
+    assignment_name,
+    call_name,
+    child,
+    children,
     command_words,
+    is_bare,
     is_identifier,
     literal_word,
-    program_name,
     quiet_word,
+    stages,
+    statement_text,
+    string,
     walk,
-    word_set,
 )
-from pith.tools.shell_parse import Node, child, children, string
 
 __all__ = [
     "FD_PATHS",
     "SHELL_PLACE",
     "Refusal",
-    "call_name",
-    "chain_ops",
     "check_kept",
     "check_prefix",
     "check_trailing",
-    "content_end",
     "ends_in_view",
-    "is_bare",
     "is_cd",
     "is_silent",
     "is_test",
-    "members",
     "needs_subshell",
-    "offset",
-    "source_text",
-    "stages",
     "view_name",
 ]
 
@@ -55,85 +54,7 @@ class Refusal(Exception):
         self.reason = reason
 
 
-# --- tree shapes ------------------------------------------------------------------------
-
-
-def offset(node: Node | None, key: str) -> int:
-    """The byte offset of `node`'s `Pos` or `End` (0 when absent)."""
-    position = child(node, key) if node is not None else None
-    value = position.get("Offset") if position is not None else None
-    return value if isinstance(value, int) else 0
-
-
-def content_end(stmt: Node) -> int:
-    """Where a statement's text ends, without its `;` or `&`."""
-    ends = [offset(child(stmt, "Cmd"), "End")]
-    ends += [offset(redirect, "End") for redirect in children(stmt, "Redirs")]
-    return max(ends)
-
-
-def source_text(data: bytes, stmt: Node) -> str:
-    """A statement's text, redirections included, without its `;` or `&`."""
-    return data[offset(stmt, "Pos") : content_end(stmt)].decode("utf-8", "replace")
-
-
-def is_bare(stmt: Node) -> bool:
-    """Not negated, backgrounded, a coprocess, nor redirected as a whole."""
-    return not any(stmt.get(key) for key in ("Negated", "Background", "Coprocess", "Redirs"))
-
-
-def _binary(stmt: Node, ops: tuple[str, ...]) -> Node | None:
-    cmd = child(stmt, "Cmd")
-    if cmd is not None and cmd.get("Type") == "BinaryCmd" and string(cmd, "Op") in ops:
-        return cmd
-    return None
-
-
-def members(stmt: Node) -> list[Node]:
-    """The members of a statement's `&&`/`||` chain (the statement itself when it has none)."""
-    cmd = _binary(stmt, ("&&", "||"))
-    if cmd is None:
-        return [stmt]
-    left, right = child(cmd, "X"), child(cmd, "Y")
-    if left is None or right is None:
-        return [stmt]
-    head = members(left) if is_bare(left) else [left]
-    return [*head, right]
-
-
-def chain_ops(stmt: Node) -> list[str]:
-    """The operators between the members of a statement's `&&`/`||` chain (`members`)."""
-    cmd = _binary(stmt, ("&&", "||"))
-    left = child(cmd, "X") if cmd is not None else None
-    if cmd is None or left is None or child(cmd, "Y") is None:
-        return []
-    head = chain_ops(left) if is_bare(left) else []
-    return [*head, string(cmd, "Op") or "&&"]
-
-
-def stages(stmt: Node) -> tuple[list[Node], list[str]]:
-    """The stages of a pipeline statement and the operators between them."""
-    cmd = _binary(stmt, ("|", "|&"))
-    if cmd is None:
-        return [stmt], []
-    left, right = child(cmd, "X"), child(cmd, "Y")
-    if left is None or right is None:
-        return [stmt], []
-    left_stages, left_ops = stages(left) if is_bare(left) else ([left], [])
-    right_stages, right_ops = stages(right) if is_bare(right) else ([right], [])
-    return [*left_stages, *right_stages], [*left_ops, string(cmd, "Op") or "|", *right_ops]
-
-
-def call_name(stmt: Node) -> tuple[str | None, list[str | None]]:
-    """The literal command name of a simple-command statement (None when it has none or it
-    is not literal), and its words."""
-    cmd = child(stmt, "Cmd")
-    if cmd is None or cmd.get("Type") != "CallExpr":
-        return None, []
-    words = command_words(cmd)
-    if not words or words[0] is None:
-        return None, words
-    return words[0], words
+# --- views ------------------------------------------------------------------------------
 
 
 def view_name(stmt: Node) -> str | None:
@@ -285,9 +206,7 @@ def _assigned_names(node: Node) -> list[str]:
         if kind == "CallExpr":
             words = command_words(item)
             if not words:
-                names += [
-                    string(child(a, "Name") or {}, "Value") or "" for a in children(item, "Assigns")
-                ]
+                names += [assignment_name(a) for a in children(item, "Assigns")]
             elif words[0] == "unset":
                 names += [word or "" for word in words[1:]]
         elif kind == "DeclClause":
@@ -361,7 +280,7 @@ def check_trailing(trailing: list[Node], data: bytes) -> None:
     """Refuse unless every statement after the final pipeline is silent (`true`, `:`, a bare
     assignment) or a `cd` (`is_cd`), and none reads the status the view would have set."""
     for stmt in trailing:
-        if _STATUS.search(source_text(data, stmt)):
+        if _STATUS.search(statement_text(data, stmt)):
             raise Refusal(
                 "a statement after the pipeline reads $? or PIPESTATUS, which would see the "
                 "command instead of the view"
@@ -369,7 +288,7 @@ def check_trailing(trailing: list[Node], data: bytes) -> None:
     for stmt in trailing:
         if not is_silent(stmt) and not is_cd(stmt):
             raise Refusal(
-                f"a statement after the pipeline is not silent (`{source_text(data, stmt)}`): "
+                f"a statement after the pipeline is not silent (`{statement_text(data, stmt)}`): "
                 "its output or status would pass through the view; only true, :, false, "
                 "assignments, tests and cd may follow"
             )
@@ -378,7 +297,7 @@ def check_trailing(trailing: list[Node], data: bytes) -> None:
 def check_prefix(unit: Node, data: bytes) -> frozenset[str]:
     """Refuse the statement before the pipeline unless it can stay or be hoisted; return the
     `SHELL_PLACE` builtins it runs (it may change the directory or umask of what follows)."""
-    text = source_text(data, unit)
+    text = statement_text(data, unit)
     _check_shape(unit, text)
     place: set[str] = set()
     for node in walk(unit):

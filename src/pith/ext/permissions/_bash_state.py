@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pith.tools.shell_words import Taint, taint
-
-__all__ = ["Flow", "State", "Taint", "taint"]
+__all__ = ["Flow", "State"]
 
 
 @dataclass(frozen=True)
@@ -47,5 +45,20 @@ class State:
         return State(self.lost().dirs, forgotten)
 
 
-Flow = tuple[State, State]
-"""States after a statement: when it succeeded, when it failed (for `&&` / `||`)."""
+@dataclass(frozen=True, slots=True)
+class Flow:
+    """The states a statement leaves, for `&&` (run on success) and `||` (run on failure)."""
+
+    ok: State
+    """When it succeeded."""
+    fail: State
+    """When it failed."""
+
+    @staticmethod
+    def same(state: State) -> Flow:
+        """Whether it succeeds or fails, the shell is in `state`."""
+        return Flow(state, state)
+
+    def either(self) -> State:
+        """Where the shell is after it, success or failure."""
+        return self.ok.join(self.fail)

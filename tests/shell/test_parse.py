@@ -7,13 +7,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pith.tools import shell_parse
-from pith.tools.shell_parse import (
+from pith.shell import (
     ShellSyntaxError,
     children,
     parse_bash,
     source_slice,
 )
+from pith.shell import _fast_parse as fast_parse
+from pith.shell import _parse as shell_parse
 
 # Keys that only say where a node sits (line/column, keyword positions); the fast path leaves
 # them out and nothing reads them. Every other key must be identical.
@@ -94,7 +95,7 @@ def test_an_empty_command_has_no_statements() -> None:
     ],
 )
 def test_plain_commands_take_the_fast_path_and_match_shfmt(command: str) -> None:
-    fast = shell_parse._fast_parse(command)
+    fast = fast_parse.fast_parse(command)
     assert fast is not None
     assert fast == _shfmt(command)
 
@@ -119,7 +120,7 @@ def test_plain_commands_take_the_fast_path_and_match_shfmt(command: str) -> None
     ],
 )
 def test_anything_else_goes_to_shfmt(command: str) -> None:
-    assert shell_parse._fast_parse(command) is None
+    assert fast_parse.fast_parse(command) is None
 
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./,:=+@%^-"
@@ -167,7 +168,7 @@ def _commands(draw: st.DrawFn) -> str:
 @example("a | b | c && d || e; f;")
 @example("A=1 B=x=y cmd --flag=1 -x,y @a %b ^c")
 def test_the_fast_path_builds_the_tree_shfmt_builds(command: str) -> None:
-    fast = shell_parse._fast_parse(command)
+    fast = fast_parse.fast_parse(command)
     expected = _shfmt(command)
     if isinstance(expected, str):
         assert fast is None, f"shfmt refuses {command!r} ({expected}) but the fast path parsed it"
@@ -178,7 +179,7 @@ def test_the_fast_path_builds_the_tree_shfmt_builds(command: str) -> None:
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.text(_ALPHABET + " \t|&;", max_size=24))
 def test_the_fast_path_agrees_with_shfmt_on_any_text_of_its_alphabet(command: str) -> None:
-    fast = shell_parse._fast_parse(command)
+    fast = fast_parse.fast_parse(command)
     if fast is None:
         return
     assert fast == _shfmt(command)
@@ -188,5 +189,5 @@ def test_the_generated_commands_do_exercise_the_fast_path() -> None:
     """The property tests above would pass vacuously if the fast path refused everything."""
     taken = 0
     for command in ["a b", "a=b c", "a | b", "a && b || c", "a; b;", "x.y -z,w"]:
-        taken += shell_parse._fast_parse(command) is not None
+        taken += fast_parse.fast_parse(command) is not None
     assert taken == 6

@@ -2,18 +2,11 @@
 
 Bash's expansions in order — brace expansion, tilde expansion, parameter expansion of
 variables whose value is known, word splitting, pathname expansion (against the file
-system), quote removal — over a word of shfmt's tree. A word whose value depends on anything
-else (a command or arithmetic substitution, a variable not assigned a literal in the same
-command, `${x:-y}` and other parameter operators, `$1`, extended globs) is *not literal*:
-`expand_word` returns None and the caller judges it by its source text.
-
-Characters carry a kind while expanding: typed unquoted (`LIT`: braces and globs work), the
-unquoted value of a variable (`VAR`: split and globbed, no braces), or quoted (`QUOTED`:
-nothing). A quoted empty string is a `("", QUOTED)` marker so that `""` stays an argument.
-
-`taint` says which names a command may set behind such an analysis's back (`read x`, a
-function body), so that their values are never substituted. Shared by the permission system
-and the tool guard.
+system), quote removal — over a word of shfmt's tree, on the characters `_quotes` marks with
+how they were typed. A word whose value depends on anything else (a command or arithmetic
+substitution, a variable not assigned a literal in the same command, `${x:-y}` and other
+parameter operators, `$1`, extended globs) is *not literal*: `expand_word` returns None and
+the caller judges it by its source text.
 """
 
 from __future__ import annotations
@@ -25,31 +18,35 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pith.tools.shell_parse import Node, child, children, string
+from pith.shell._quotes import (
+    LIT,
+    QUOTED,
+    VAR,
+    Char,
+    chars_text,
+    decode_ansi_c,
+    double_quoted_chars,
+    simple_parameter,
+    unquoted_chars,
+)
+from pith.shell._tree import Node, children, string
 
 __all__ = [
+    "MAX_FIELDS",
     "Expansion",
     "Scope",
-    "Taint",
     "assignment_value",
-    "decode_ansi_c",
     "expand_word",
-    "simple_parameter",
-    "taint",
+    "lone_process_substitution",
     "word_text",
 ]
-
-LIT, VAR, QUOTED = 0, 1, 2
-_Char = tuple[str, int]
 
 MAX_FIELDS = 1000
 """More fields than this from one word (a huge glob or brace sequence) → not literal."""
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _GLOB_CHARS = frozenset("*?[")
 _POSIX_CLASS = re.compile(r"\[[!^]?\]?[^]]*\[[:=.]")
 _IFS_WHITESPACE = frozenset(" \t\n")
-_SIMPLE_PARAM_KEYS = frozenset({"Type", "Pos", "End", "Dollar", "Rbrace", "Short", "Param"})
 
 
 @dataclass(frozen=True)
@@ -94,92 +91,13 @@ class Expansion:
     """Some field came from a file-system match."""
 
 
-def decode_ansi_c(body: str) -> str:
-    """The value of `$'body'`: backslash escapes decoded, cut at a NUL as bash does."""
-    out = bytearray()
-    i = 0
-    simple = {
-        "a": 7, "b": 8, "e": 27, "E": 27, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11,
-        "\\": 92, "'": 39, '"': 34, "?": 63,
-    }  # fmt: skip
-    while i < len(body):
-        char = body[i]
-        if char != "\\" or i + 1 == len(body):
-            out += char.encode("utf-8", "surrogateescape")
-            i += 1
-            continue
-        escape, i = body[i + 1], i + 2
-        if escape in simple:
-            out.append(simple[escape])
-        elif escape in "01234567":
-            digits = re.match(r"[0-7]{0,2}", body[i:])
-            assert digits is not None
-            out.append(int(escape + digits.group(), 8) & 0xFF)
-            i += digits.end()
-        elif escape in "xuU":
-            width = {"x": 2, "u": 4, "U": 8}[escape]
-            digits = re.match(rf"[0-9A-Fa-f]{{1,{width}}}", body[i:])
-            if digits is None:
-                out += b"\\" + escape.encode()
-                continue
-            value = int(digits.group(), 16)
-            i += digits.end()
-            if escape == "x":
-                out.append(value)
-            else:
-                out += chr(min(value, 0x10FFFF)).encode("utf-8", "surrogatepass")
-        elif escape == "c" and i < len(body):
-            out.append(ord(body[i]) & 0x1F)
-            i += 1
-        else:
-            out += b"\\" + escape.encode("utf-8", "surrogateescape")
-    return out.split(b"\0", 1)[0].decode("utf-8", "replace")
-
-
-def _unquoted_lit(text: str) -> list[_Char]:
-    out: list[_Char] = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            if text[i + 1] != "\n":
-                out.append((text[i + 1], QUOTED))
-            i += 2
-        else:
-            out.append((text[i], LIT))
-            i += 1
-    return out
-
-
-def _double_quoted_lit(text: str) -> list[_Char]:
-    out: list[_Char] = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append((text[i + 1], QUOTED))
-            i += 2
-        else:
-            out.append((text[i], QUOTED))
-            i += 1
-    return out
-
-
-def simple_parameter(part: Node) -> str | None:
-    """The name in `$name` / `${name}` (no operators, not special), else None."""
-    if any(value for key, value in part.items() if key not in _SIMPLE_PARAM_KEYS):
-        return None
-    param = child(part, "Param")
-    name = string(param, "Value") if param is not None else None
-    return name if name is not None and _IDENT.fullmatch(name) else None
-
-
-def _chars(parts: list[Node], scope: Scope, quoted: bool) -> list[_Char] | None:
-    out: list[_Char] = []
+def _chars(parts: list[Node], scope: Scope, quoted: bool) -> list[Char] | None:
+    out: list[Char] = []
     for part in parts:
         kind = part.get("Type")
         if kind == "Lit":
             text = string(part, "Value") or ""
-            out += _double_quoted_lit(text) if quoted else _unquoted_lit(text)
+            out += double_quoted_chars(text) if quoted else unquoted_chars(text)
         elif kind == "SglQuoted":
             text = string(part, "Value") or ""
             if part.get("Dollar") is True:
@@ -203,7 +121,7 @@ def _chars(parts: list[Node], scope: Scope, quoted: bool) -> list[_Char] | None:
     return out
 
 
-def _tilde(chars: list[_Char], scope: Scope) -> list[_Char] | None:
+def _tilde(chars: list[Char], scope: Scope) -> list[Char] | None:
     """Tilde expansion of a word's (or field's) leading `~prefix`."""
     if not chars or chars[0] != ("~", LIT):
         return chars
@@ -231,7 +149,7 @@ def _tilde(chars: list[_Char], scope: Scope) -> list[_Char] | None:
     return [(c, QUOTED) for c in home] + chars[end:]
 
 
-def _brace_match(chars: list[_Char], start: int) -> tuple[int, list[int]] | None:
+def _brace_match(chars: list[Char], start: int) -> tuple[int, list[int]] | None:
     """The `}` closing the `{` at `start` and the commas at its top level."""
     depth = 0
     commas: list[int] = []
@@ -275,7 +193,7 @@ def _sequence(text: str) -> list[str] | None:
     return None
 
 
-def _braces(chars: list[_Char]) -> list[list[_Char]] | None:
+def _braces(chars: list[Char]) -> list[list[Char]] | None:
     """Brace expansion (`{a,b}`, `{1..3}`); None when it yields too many words."""
     start = 0
     while True:
@@ -290,7 +208,7 @@ def _braces(chars: list[_Char]) -> list[list[_Char]] | None:
             start = opening + 1
             continue
         closing, commas = match
-        alternatives: list[list[_Char]]
+        alternatives: list[list[Char]]
         if commas:
             bounds = [opening, *commas, closing]
             alternatives = [chars[a + 1 : b] for a, b in itertools.pairwise(bounds)]
@@ -308,7 +226,7 @@ def _braces(chars: list[_Char]) -> list[list[_Char]] | None:
         prefix, suffixes = chars[:opening], _braces(chars[closing + 1 :])
         if suffixes is None:
             return None
-        out: list[list[_Char]] = []
+        out: list[list[Char]] = []
         for alternative in alternatives:
             expanded = _braces(alternative)
             if expanded is None:
@@ -320,11 +238,11 @@ def _braces(chars: list[_Char]) -> list[list[_Char]] | None:
         return out
 
 
-def _split(chars: list[_Char]) -> list[list[_Char]]:
+def _split(chars: list[Char]) -> list[list[Char]]:
     """Word splitting: unquoted variable values break at blanks; an empty unquoted value
     vanishes, a quoted empty string stays."""
-    fields: list[list[_Char]] = []
-    current: list[_Char] = []
+    fields: list[list[Char]] = []
+    current: list[Char] = []
     started = False
     for char, kind in chars:
         if kind == VAR and char in _IFS_WHITESPACE:
@@ -339,10 +257,10 @@ def _split(chars: list[_Char]) -> list[list[_Char]]:
     return fields
 
 
-def _glob_pattern(chars: list[_Char]) -> str | None:
+def _glob_pattern(chars: list[Char]) -> str | None:
     """A pattern for Python's glob with bash's meaning, or None when it uses something Python's
     glob does not know (POSIX classes such as `[[:alpha:]]`)."""
-    if _POSIX_CLASS.search(_text(chars)):
+    if _POSIX_CLASS.search(chars_text(chars)):
         return None
     out: list[str] = []
     for index, (char, kind) in enumerate(chars):
@@ -355,18 +273,14 @@ def _glob_pattern(chars: list[_Char]) -> str | None:
     return "".join(out)
 
 
-def _is_glob(chars: list[_Char]) -> bool:
+def _is_glob(chars: list[Char]) -> bool:
     return any(kind != QUOTED and char in _GLOB_CHARS for char, kind in chars)
 
 
-def _text(chars: list[_Char]) -> str:
-    return "".join(char for char, _ in chars)
-
-
-def _pathname(chars: list[_Char], scope: Scope) -> list[str] | None:
+def _pathname(chars: list[Char], scope: Scope) -> list[str] | None:
     """Pathname expansion of one field: its sorted matches, itself when none match."""
     if not _is_glob(chars):
-        return [_text(chars)]
+        return [chars_text(chars)]
     pattern = _glob_pattern(chars)
     if pattern is None or not scope.glob_safe:
         return None
@@ -378,13 +292,22 @@ def _pathname(chars: list[_Char], scope: Scope) -> list[str] | None:
         return None
     if len(matches) > MAX_FIELDS:
         return None
-    return matches or [_text(chars)]
+    return matches or [chars_text(chars)]
 
 
-def _word_chars(word: Node, scope: Scope) -> list[_Char] | None:
+def lone_process_substitution(word: Node) -> bool:
+    """The word is one `<(…)` or `>(…)` and nothing else: bash passes it as the path of a
+    pipe to the commands inside."""
+    return _lone_process_substitution(children(word, "Parts"))
+
+
+def _lone_process_substitution(parts: list[Node]) -> bool:
+    return len(parts) == 1 and parts[0].get("Type") == "ProcSubst"
+
+
+def _word_chars(word: Node, scope: Scope) -> list[Char] | None:
     parts = children(word, "Parts")
-    if len(parts) == 1 and parts[0].get("Type") == "ProcSubst":
-        # bash passes a process substitution as the path of a pipe.
+    if _lone_process_substitution(parts):
         return [(c, QUOTED) for c in "/dev/fd/63"]
     return _chars(parts, scope, quoted=False)
 
@@ -410,9 +333,9 @@ def expand_word(word: Node, scope: Scope) -> Expansion | None:
             matches = _pathname(field, scope)
             if matches is None:
                 return None
-            globbed = globbed or (_is_glob(field) and matches != [_text(field)])
+            globbed = globbed or (_is_glob(field) and matches != [chars_text(field)])
             fields += matches
-            unglobbed.append(_text(field))
+            unglobbed.append(chars_text(field))
     if len(fields) > MAX_FIELDS:
         return None
     return Expansion(tuple(fields), tuple(unglobbed), globbed)
@@ -425,7 +348,7 @@ def word_text(word: Node, scope: Scope) -> str | None:
     if chars is None:
         return None
     tilded = _tilde(chars, scope)
-    return None if tilded is None else _text(tilded)
+    return None if tilded is None else chars_text(tilded)
 
 
 def assignment_value(word: Node | None, scope: Scope) -> str | None:
@@ -438,62 +361,4 @@ def assignment_value(word: Node | None, scope: Scope) -> str | None:
     if any(chars[i] == (":", LIT) and chars[i + 1] == ("~", LIT) for i in range(len(chars) - 1)):
         return None
     tilded = _tilde(chars, scope)
-    return None if tilded is None else _text(tilded)
-
-
-@dataclass(frozen=True)
-class Taint:
-    """What a command says about names and settings, whatever the order."""
-
-    names: frozenset[str]
-    """Names never substituted: written as a word or inside a string anywhere (`read x`,
-    `unset x`, `printf -v x`, `((x++))`, `declare -n r=x`, `${x:=y}`), or assigned in a
-    function body (which runs when called, not where it is written)."""
-    split_unsafe: bool
-    """IFS is assigned or mentioned: unquoted values may split anywhere."""
-    glob_unsafe: bool
-    """`shopt` or GLOBIGNORE appear: globs may match differently from bash's defaults."""
-    cdpath: bool
-    """CDPATH appears: a relative `cd` may go elsewhere."""
-
-
-def taint(root: Node) -> Taint:
-    """The names and settings of the command `root` that the walk must not rely on."""
-    mentioned: set[str] = set()
-    assigned: set[tuple[str, bool]] = set()
-    _scan_names(root, mentioned, assigned, in_function=False)
-    names = mentioned | {name for name, _ in assigned}
-    return Taint(
-        frozenset(mentioned | {name for name, in_function in assigned if in_function}),
-        split_unsafe="IFS" in names,
-        glob_unsafe=bool(names & {"shopt", "GLOBIGNORE"}),
-        cdpath="CDPATH" in names,
-    )
-
-
-def _scan_names(
-    node: object, mentioned: set[str], assigned: set[tuple[str, bool]], *, in_function: bool
-) -> None:
-    if isinstance(node, list):
-        for item in node:
-            _scan_names(item, mentioned, assigned, in_function=in_function)
-        return
-    if not isinstance(node, dict):
-        return
-    kind = node.get("Type")
-    inside = in_function or kind == "FuncDecl"
-    for key, value in node.items():
-        if key == "Value" and isinstance(value, str):
-            mentioned.update(_IDENT.findall(value))
-        elif key == "Name" and kind is None and isinstance(value, dict):
-            name = string(value, "Value")
-            if name:
-                assigned.add((name, inside))  # an assignment's own name
-        elif key == "Param" and kind == "ParamExp":
-            expansion = child(node, "Exp")
-            op = string(expansion, "Op") if expansion is not None else None
-            name = simple_parameter({"Param": value}) if isinstance(value, dict) else None
-            if op is not None and "=" in op and name:
-                mentioned.add(name)  # `${x:=default}` assigns
-        elif isinstance(value, dict | list):
-            _scan_names(value, mentioned, assigned, in_function=inside)
+    return None if tilded is None else chars_text(tilded)

@@ -1,25 +1,28 @@
-"""Parsing a command for judging: `parse_bash`, plus what the parser refuses that bash runs.
+"""Parsing a command the way bash runs it: `parse_bash`, plus what the parser refuses and bash
+accepts.
 
 The parser refuses an array element assigned before a command (`a[$(cmd)]=1 ls`: "inline
 variables cannot be arrays"), which bash accepts. Such a command is parsed with the blank
-after that assignment read as `;` — the same commands, in the same order, so every one of
-them is judged — and the tree keeps the command's own text (the byte offsets do not move).
+after that assignment read as `;` — the same commands, in the same order, so an analysis sees every
+one of them — and the tree keeps the command's own text (the byte offsets do not move). The
+permission system parses this way; the guard, which rewrites commands, refuses what the parser
+refuses.
 """
 
 from __future__ import annotations
 
 import re
 
-from pith.tools.shell_parse import ShellSyntaxError, ShellTree, parse_bash
+from pith.shell._parse import ShellSyntaxError, ShellTree, parse_bash
 
-__all__ = ["parse_command"]
+__all__ = ["parse_bash_leniently"]
 
 _INLINE_ARRAY = re.compile(r"(\d+):(\d+): inline variables cannot be arrays")
 _MAX_REPAIRS = 16
 _ENDS_WORD = frozenset(" \t\n|&;()<>")
 
 
-def parse_command(text: str) -> ShellTree:
+def parse_bash_leniently(text: str) -> ShellTree:
     """`parse_bash(text)`, also for array elements assigned before a command."""
     try:
         return parse_bash(text)
