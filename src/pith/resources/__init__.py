@@ -16,7 +16,14 @@ from pith.resources._prompt_templates import (
     parse_command_args,
     substitute_args,
 )
-from pith.resources._settings import Settings, SettingsValues, load_settings, merge_settings
+from pith.resources._settings import (
+    Settings,
+    SettingsValues,
+    SettingsWriteError,
+    edit_settings_file,
+    load_settings,
+    merge_settings,
+)
 from pith.resources._skills import (
     expand_skill_command,
     format_skills_for_prompt,
@@ -79,6 +86,7 @@ __all__ = [
     "Resources",
     "Settings",
     "SettingsValues",
+    "SettingsWriteError",
     "Skill",
     "SourceInfo",
     "SystemFiles",
@@ -96,6 +104,7 @@ __all__ = [
     "discover_prompt_templates",
     "discover_skills",
     "docs_section",
+    "edit_settings_file",
     "expand_prompt_template",
     "expand_skill_command",
     "format_skills_for_prompt",

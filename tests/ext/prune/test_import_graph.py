@@ -76,6 +76,30 @@ def test_a_private_module_is_imported_only_from_inside_its_package() -> None:
     assert private_reaches(PACKAGE_DIR, PACKAGE) == []
 
 
+def outside_private_imports(package_dir: Path, package: str) -> list[str]:
+    """The imports of another package's private module (`pith.tools._truncate`): outside its
+    own tree the pruner uses what each package exports."""
+    wrong = []
+    for module, path in _all_module_files(package_dir, package).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                targets = [node.module or ""]
+            else:
+                continue
+            for target in targets:
+                inside = target == package or target.startswith(f"{package}.")
+                private = [p for p in target.split(".") if p.startswith("_") and p[1:2] != "_"]
+                if not inside and private:
+                    wrong.append(f"{module} -> {target}")
+    return sorted(wrong)
+
+
+def test_the_pruner_uses_other_packages_through_their_exports() -> None:
+    assert outside_private_imports(PACKAGE_DIR, PACKAGE) == []
+
+
 def test_the_scan_follows_subpackages(tmp_path: Path) -> None:
     package = tmp_path / "demo"
     (package / "sub").mkdir(parents=True)
@@ -96,3 +120,5 @@ def test_the_scan_follows_subpackages(tmp_path: Path) -> None:
     # `demo.sub._inner` may use `demo._top` (it lives inside `demo`), not the other way round.
     (package / "_other.py").write_text("import demo.sub._inner\n")
     assert private_reaches(package, "demo") == ["demo._other -> demo.sub._inner"]
+    (package / "sub" / "_outer.py").write_text("from elsewhere._hidden import y\nimport os\n")
+    assert outside_private_imports(package, "demo") == ["demo.sub._outer -> elsewhere._hidden"]
