@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pith.ext.prune._summary import SummaryJob, merge_spans
+from pith.ext.prune.summaries._jobs import SummaryJob, merge_spans
 from pith.testing import FakeServer
 
 from .test_extension import call, make_world, tool_texts

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pith.ext.prune._chain_body import (
+from pith.ext.prune.chains._body import (
     ChainCall,
     deterministic_body,
     format_duration,
@@ -10,7 +10,7 @@ from pith.ext.prune._chain_body import (
     serialize_range,
     summary_bullets,
 )
-from pith.ext.prune._summary import finish_summary
+from pith.ext.prune.summaries._jobs import finish_summary
 
 
 def test_the_deterministic_body_counts_tools_span_first_last_and_refs() -> None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pith.ext.prune._chain_body import RANGE_SYSTEM_PROMPT
+from pith.ext.prune.chains._body import RANGE_SYSTEM_PROMPT
 from pith.session import SessionStore
 from pith.testing import FakeServer
 

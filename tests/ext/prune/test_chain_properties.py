@@ -7,12 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pith.ai import CustomMessage, UserMessage
-from pith.ext.prune._chain_render import apply_chains
-from pith.ext.prune._chains import detect_chains, is_synthetic, select_chains
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._protect import is_protected
 from pith.ext.prune._records import ChainEntry
 from pith.ext.prune._sweep import sweep_orphans
+from pith.ext.prune.chains._detect import detect_chains, is_synthetic, select_chains
+from pith.ext.prune.chains._render import apply_chains
 
 from .conftest import Convo
 

@@ -15,11 +15,11 @@ from pith.ai import (
     ToolResultMessage,
     UserMessage,
 )
-from pith.ext.prune._chain_render import apply_chains, resolve_range, synthetic_text
-from pith.ext.prune._chains import Chain, detect_chains
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._protect import is_protected
 from pith.ext.prune._records import ChainEntry
+from pith.ext.prune.chains._detect import Chain, detect_chains
+from pith.ext.prune.chains._render import apply_chains, resolve_range, synthetic_text
 
 from .conftest import Convo, dump
 

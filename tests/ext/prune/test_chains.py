@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pith.ai import AssistantMessage, TextContent, ToolCall, UserMessage
-from pith.ext.prune._chains import Chain, detect_chains, select_chains
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._protect import is_protected
+from pith.ext.prune.chains._detect import Chain, detect_chains, select_chains
 
 from .conftest import Convo
 

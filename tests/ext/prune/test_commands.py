@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pith.ext.prune._commands import complete, parse_setting
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._records import IndexEntry, ToolCallRecord
-from pith.ext.prune._settings_file import SettingsWriteError, save_prune_setting
-from pith.ext.prune._tree import format_tree
+from pith.ext.prune.commands._command import complete, parse_setting
+from pith.ext.prune.commands._settings_file import SettingsWriteError, save_prune_setting
+from pith.ext.prune.commands._tree import format_tree
 from pith.session import SessionStore
 from pith.testing import FakeServer, subprocess_env
 

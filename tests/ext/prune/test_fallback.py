@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from pith.ext.prune._fallback import COOLDOWN_S, Fallback
-from pith.ext.prune._summarizer import failure_kind
+from pith.ext.prune.summaries._fallback import COOLDOWN_S, Fallback
+from pith.ext.prune.summaries._request import failure_kind
 from pith.testing import FakeServer
 
 from .test_extension import World, call, make_world

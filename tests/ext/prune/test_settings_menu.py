@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pith.ext.prune._commands import complete, parse_setting
 from pith.ext.prune._config import PruneConfig
-from pith.ext.prune._settings_menu import menu_rows, next_value, parse_typed, settings_text
+from pith.ext.prune.commands._command import complete, parse_setting
+from pith.ext.prune.commands._menu import menu_rows, next_value, parse_typed, settings_text
 from pith.testing import FakeServer
 
 from .test_extension import NoticeUI, make_world

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pith.ext.prune._summary import SUMMARY_HEADER, SUMMARY_SYSTEM_PROMPT
+from pith.ext.prune.summaries._jobs import SUMMARY_HEADER, SUMMARY_SYSTEM_PROMPT
 from pith.session import SessionStore
 from pith.testing import FakeServer
 

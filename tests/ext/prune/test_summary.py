@@ -6,7 +6,7 @@ from __future__ import annotations
 from pith.ext.prune import PruneConfig
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._render import render
-from pith.ext.prune._summary import (
+from pith.ext.prune.summaries._jobs import (
     INPUT_CAP,
     SUMMARY_HEADER,
     finish_summary,

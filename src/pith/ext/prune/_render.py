@@ -21,7 +21,7 @@ so they stay the same stubs after the task (never summarized later) and after a 
 And no masking at all when it would free fewer than `minGainTokens` (chars/4): then the very
 same list comes back, so the prompt cache is untouched. Results of a batch the `summarize`
 strategy decided on (`index.decisions`) are stubbed whatever the gain — the summary is in the
-context already, and that decision was itself gated on the gain (`_summary.plan_jobs`).
+context already, and that decision was itself gated on the gain (`plan_jobs` in `summaries`).
 """
 
 from __future__ import annotations

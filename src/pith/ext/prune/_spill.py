@@ -9,7 +9,7 @@ from pith.ext.prune._capture import CapturedCall
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._records import ToolCallRecord
 from pith.extensions import ExtensionContext
-from pith.tools._truncate import count_lines
+from pith.tools import count_lines
 
 __all__ = ["make_record", "preview", "spill_path", "write_spill"]
 

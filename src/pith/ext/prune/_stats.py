@@ -2,8 +2,8 @@
 cost, how many summaries it wrote, and what the last pruning request masked and saved.
 
 One custom entry holds the whole state (the last one on the branch wins), so a reload or a move
-in the tree reads it back in one step. The extension writes a new one only when the totals
-changed and only once it has written something else (the pruner writes lazily).
+in the tree reads it back in one step. `Tally` writes a new one only when the totals changed
+and only once the pruner has written something else (the pruner writes lazily).
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ import msgspec
 
 from pith.ai import Usage
 from pith.ext.prune._index import PruneIndex
+from pith.ext.prune._journal import Journal
+from pith.extensions import ExtensionContext
 
 __all__ = [
     "STATS_TYPE",
     "PruneStats",
+    "Tally",
     "add_usage",
     "format_stats",
     "masked_batches",
@@ -100,3 +103,32 @@ def masked_batches(index: PruneIndex, stubbed: Sequence[str]) -> int:
         if number is not None:
             batches.add(number)
     return len(batches)
+
+
+class Tally:
+    """The running totals now, and as the branch's last `prune-stats` entry holds them."""
+
+    def __init__(self) -> None:
+        self.current = PruneStats()
+        self.saved = PruneStats()
+
+    def reset(self, stats: PruneStats | None) -> None:
+        """A new branch, whose last `prune-stats` entry holds `stats` (None: none)."""
+        self.current = self.saved = stats or PruneStats()
+
+    def add_spent(self, spent: Iterable[Usage]) -> None:
+        """Count the summarizer replies' usage."""
+        for usage in spent:
+            self.current = add_usage(self.current, usage)
+
+    def change(self, **fields: int) -> None:
+        self.current = msgspec.structs.replace(self.current, **fields)
+
+    def save(self, journal: Journal, ctx: ExtensionContext) -> None:
+        """Write the stats when they changed, once the pruner has written anything else (a
+        session the pruner never changed stays as it was)."""
+        if not journal.written or self.current == self.saved:
+            return
+        data = msgspec.to_builtins(self.current)
+        if journal.write(STATS_TYPE, data, ctx, "cannot record the pruner's stats"):
+            self.saved = self.current

@@ -3,7 +3,7 @@
 Each call reads `t3  read(path="app.py")  6.6KB  masked`; the state is `in b2` when a
 compressed chain dropped it, else `protected` when the call's tool or path is protected now,
 else the `summarize` decision (`summarized`, `masked`, `raw` for a batch kept raw), else
-`masked` when the context stubs it now (`stubbed`, from `Pruner.view`), else `raw`.
+`masked` when the context stubs it now (`stubbed`, from `PrunerControl.view`), else `raw`.
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ from pith.ai import (
     UserMessage,
     content_text,
 )
-from pith.ext.prune._chains import is_synthetic, user_text
 from pith.ext.prune._records import SUMMARY_TYPE, ChainEntry, occurrence_key
+from pith.ext.prune.chains._detect import is_synthetic, user_text
 
 __all__ = ["ChainRender", "apply_chains", "resolve_range", "summary_keys", "synthetic_text"]
 

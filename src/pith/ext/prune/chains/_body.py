@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pith.ext.prune._stub import QUERY_TOOL
-from pith.ext.prune._summary import SUMMARY_HEADER
+from pith.ext.prune.summaries import SUMMARY_HEADER
 
 __all__ = [
     "ARGS_CAP",

@@ -1,8 +1,8 @@
 """Asking for the `summarize` strategy's summaries: which model, the fallback to the session
 model, and the requests started early (at `agent_end`) so the next prompt rarely waits.
 
-The pure half (what to summarize, the prompt, the summary text) is `_summary`; the request
-itself is `_summarizer`; recording the result is the extension's (`_extension`).
+The pure half (what to summarize, the prompt, the summary text) is `_jobs`; the request
+itself is `_request`; recording the result is `_recorder`'s.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import msgspec
 from pith.ai import Model, Usage, as_thinking_level
 from pith.errors import PithError
 from pith.ext.prune._config import PruneConfig
-from pith.ext.prune._fallback import Fallback
 from pith.ext.prune._records import SummaryDetails, SummaryRef
-from pith.ext.prune._summarizer import SummaryFailed, ask_summary
-from pith.ext.prune._summary import (
+from pith.ext.prune.summaries._fallback import Fallback
+from pith.ext.prune.summaries._jobs import (
     SUMMARY_SYSTEM_PROMPT,
     SummaryJob,
     finish_summary,
     serialize_batch,
 )
+from pith.ext.prune.summaries._request import SummaryFailed, ask_summary
 from pith.extensions import ExtensionContext
 
 __all__ = ["Reply", "Summaries", "summary_details"]

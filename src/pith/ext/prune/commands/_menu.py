@@ -10,13 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pith.ext.prune._config import BATCHING_MODES, STRATEGIES, THINKING, PruneConfig
 from pith.extensions import ExtensionContext
-
-if TYPE_CHECKING:
-    from pith.ext.prune._extension import Pruner
 
 __all__ = [
     "DONE",
@@ -146,27 +142,30 @@ def settings_text(config: PruneConfig) -> str:
 Apply = Callable[[str, object], object]
 """Sets and saves one `prune` key (what it returns is ignored)."""
 
+Current = Callable[[], PruneConfig]
+"""The settings in force now (they change as the menu applies them)."""
 
-async def settings_menu(pruner: Pruner, ctx: ExtensionContext, apply: Apply) -> None:
+
+async def settings_menu(current: Current, ctx: ExtensionContext, apply: Apply) -> None:
     """The loop: pick a row (its label shows the value in force), it changes, pick again;
     `done` or no answer ends it."""
     if not ctx.has_ui:
-        ctx.ui.notify(settings_text(pruner.config))
+        ctx.ui.notify(settings_text(current()))
         return
     while True:
-        rows = {f"{row.name}: {row.show(pruner.config)}": row for row in menu_rows()}
+        rows = {f"{row.name}: {row.show(current())}": row for row in menu_rows()}
         picked = await ctx.ui.select("pruner settings", [*rows, DONE])
         if picked is None or picked == DONE or picked not in rows:
             return
         row = rows[picked]
         if row.kind == "number":
-            typed = await ctx.ui.input(f"{row.name} (now {row.show(pruner.config)})")
+            typed = await ctx.ui.input(f"{row.name} (now {row.show(current())})")
             if typed is None:
                 continue
-            parsed = parse_typed(row, pruner.config, typed)
+            parsed = parse_typed(row, current(), typed)
             if isinstance(parsed, str):
                 ctx.ui.notify(parsed, "warning")
                 continue
             apply(*parsed)
         else:
-            apply(*next_value(row, pruner.config))
+            apply(*next_value(row, current()))

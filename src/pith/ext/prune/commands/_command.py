@@ -6,8 +6,10 @@ to the user's settings.json under `prune`) is `apply_setting`. `/pruner on` and 
 switch for this process only; with `--save` they are saved like the settings.
 
 `/pruner status` and `/pruner tree` describe the context as the next request would send it
-(`Pruner.view`, the same rendering the `context` hook and `pith context` use), not what this
-process happened to send last: a resumed session shows its stubs before its first request.
+(`PrunerControl.view`, the same rendering the `context` hook and `pith context` use), not what
+this process happened to send last: a resumed session shows its stubs before its first request.
+
+What the commands need from the pruner is `PrunerControl`; the extension provides it.
 """
 
 from __future__ import annotations
@@ -15,22 +17,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pith.errors import PithError
 from pith.ext.prune._config import ALWAYS_PROTECTED, BATCHING_MODES, THINKING, PruneConfig
-from pith.ext.prune._settings_file import save_prune_setting
-from pith.ext.prune._settings_menu import settings_menu
-from pith.ext.prune._stats import format_stats, masked_batches
-from pith.ext.prune._tree import format_tree
+from pith.ext.prune._index import PruneIndex
+from pith.ext.prune._render import RenderStats
+from pith.ext.prune._settings import PrunerSettings
+from pith.ext.prune._stats import PruneStats, format_stats, masked_batches
+from pith.ext.prune.commands._menu import settings_menu
+from pith.ext.prune.commands._settings_file import save_prune_setting
+from pith.ext.prune.commands._tree import format_tree
 from pith.extensions import ExtensionContext
-
-if TYPE_CHECKING:
-    from pith.ext.prune._extension import Pruner
 
 __all__ = [
     "HELP",
     "SUBCOMMANDS",
+    "PrunerControl",
     "Setting",
     "apply_setting",
     "complete",
@@ -62,6 +65,48 @@ HELP = """/pruner — the context pruner (strategy summarize, or mask)
 Without a value a setting subcommand shows it; with one it sets it for this session and saves
 it in settings.json (on and off save only with --save). Pruned results read [pruned tN: …]
 or [summarized tN: …]; the model gets them back with context_tree_query."""
+
+
+class PrunerControl(Protocol):
+    """What `/pruner` reads and drives."""
+
+    @property
+    def settings(self) -> PrunerSettings: ...
+
+    @property
+    def index(self) -> PruneIndex: ...
+
+    @property
+    def stats(self) -> PruneStats: ...
+
+    @property
+    def agent_dir(self) -> Path | None:
+        """Where the user's settings.json lives (None: nowhere to save)."""
+
+    @property
+    def unwritten(self) -> int:
+        """How many captured entries wait to be written."""
+
+    @property
+    def budget_fired(self) -> bool: ...
+
+    @property
+    def summarizer_key(self) -> str | None:
+        """The summarizer model named in the settings (None: the session model)."""
+
+    def view(self, ctx: ExtensionContext) -> RenderStats:
+        """What the next request would mask."""
+
+    def show_saved(self, ctx: ExtensionContext) -> None: ...
+
+    def capture_pending(self, ctx: ExtensionContext) -> tuple[int, int]:
+        """Index the branch's finished batches not captured yet: (batches, calls)."""
+
+    def flush(self, ctx: ExtensionContext) -> None: ...
+
+    async def summarize(self, ctx: ExtensionContext) -> int: ...
+
+    async def compress(self, ctx: ExtensionContext, window: int, *, force: bool = False) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -179,16 +224,20 @@ def complete(prefix: str) -> list[str]:
 
 
 def apply_setting(
-    pruner: Pruner, key: str, value: object, ctx: ExtensionContext, *, save: bool = True
+    pruner: PrunerControl,
+    key: str,
+    value: object,
+    ctx: ExtensionContext,
+    *,
+    save: bool = True,
 ) -> Path | None:
     """Set `prune.<key>` for this process and, with `save`, in the user's settings.json; the
     file saved to, or None (a failed save is a warning: the value still applies to this
     session)."""
-    pruner.overrides[key] = value
-    pruner.configure(ctx)
+    pruner.settings.override(key, value, ctx)
     if not save:
         return None
-    agent_dir = pruner.api.agent_dir
+    agent_dir = pruner.agent_dir
     if agent_dir is None:
         ctx.ui.notify("no agent directory: the setting applies to this session only", "warning")
         return None
@@ -201,7 +250,7 @@ def apply_setting(
     return path
 
 
-def switch(pruner: Pruner, word: str, rest: str, ctx: ExtensionContext) -> None:
+def switch(pruner: PrunerControl, word: str, rest: str, ctx: ExtensionContext) -> None:
     """`/pruner on|off [--save]`: for this process; `--save` also writes settings.json."""
     option = rest.strip()
     if option not in ("", "--save"):
@@ -221,7 +270,7 @@ def switch(pruner: Pruner, word: str, rest: str, ctx: ExtensionContext) -> None:
         ctx.ui.notify(f"pruning is {word} for this session{raw}")
 
 
-async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
+async def run_command(pruner: PrunerControl, args: str, ctx: ExtensionContext) -> None:
     """Handle `/pruner <args>`."""
     word, _, rest = args.strip().partition(" ")
     word = word or "status"
@@ -235,55 +284,59 @@ async def run_command(pruner: Pruner, args: str, ctx: ExtensionContext) -> None:
             return
         apply_setting(pruner, *parsed, ctx)
         apply_setting(pruner, SETTINGS["thinking"].key, level, ctx)
-        ctx.ui.notify(f"model: {SETTINGS['model'].show(pruner.config)}, thinking: {level}")
+        ctx.ui.notify(f"model: {SETTINGS['model'].show(pruner.settings.config)}, thinking: {level}")
     elif word in SETTINGS:
         if not rest.strip() or (word == "dedup" and rest.strip() == "status"):
-            ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.config)}")
+            ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.settings.config)}")
             return
         parsed = parse_setting(word, rest)
         if isinstance(parsed, str):
             ctx.ui.notify(parsed, "warning")
             return
         apply_setting(pruner, *parsed, ctx)
-        ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.config)}")
+        ctx.ui.notify(f"{word}: {SETTINGS[word].show(pruner.settings.config)}")
     elif word == "status":
         ctx.ui.notify(status_text(pruner, ctx))
     elif word == "stats":
         ctx.ui.notify(format_stats(pruner.stats))
     elif word == "tree":
         stubbed = set(pruner.view(ctx).stubbed)
-        ctx.ui.notify(format_tree(pruner.index, pruner.config, ctx.cwd, stubbed))
+        ctx.ui.notify(format_tree(pruner.index, pruner.settings.config, ctx.cwd, stubbed))
     elif word == "now":
         batches, calls = pruner.capture_pending(ctx)
         pruner.flush(ctx)
         ctx.ui.notify(f"indexed {batches} batches ({calls} tool results)")
-        if pruner.active and pruner.strategy(ctx) == "summarize":
+        settings = pruner.settings
+        if settings.active and settings.strategy(ctx) == "summarize":
             summaries = await pruner.summarize(ctx)
             ctx.ui.notify(f"summarized {summaries} batches")
-        if pruner.active and pruner.config.chain_enabled:
-            chains = await pruner.compress(ctx, pruner.config.chain_window)
+        if settings.active and settings.config.chain_enabled:
+            chains = await pruner.compress(ctx, settings.config.chain_window)
             if chains:
                 ctx.ui.notify(f"compressed {chains} chains")
     elif word == "compact":
-        if not pruner.active:
+        if not pruner.settings.active:
             ctx.ui.notify("pruning is off: /pruner on first", "warning")
             return
         pruner.capture_pending(ctx)
         chains = await pruner.compress(ctx, 0, force=True)
         ctx.ui.notify(f"compressed {chains} chains")
     elif word == "settings":
-        await settings_menu(pruner, ctx, lambda key, value: apply_setting(pruner, key, value, ctx))
+        await settings_menu(
+            lambda: pruner.settings.config,
+            ctx,
+            lambda key, value: apply_setting(pruner, key, value, ctx),
+        )
     elif word == "help":
         ctx.ui.notify(HELP)
     else:
         ctx.ui.notify(f"/pruner {word}: unknown subcommand\n{HELP}", "warning")
 
 
-def _strategy_name(pruner: Pruner) -> str:
-    if pruner.config.strategy == "mask":
+def _strategy_name(pruner: PrunerControl) -> str:
+    if pruner.settings.config.strategy == "mask":
         return "mask"
-    named = pruner.summaries.summarizer
-    model = named.key if named is not None else "the session model"
+    model = pruner.summarizer_key or "the session model"
     return f"summarize with {model} (mask without a model)"
 
 
@@ -309,8 +362,8 @@ def _purge_status(config: PruneConfig) -> str:
     )
 
 
-def _chain_status(pruner: Pruner) -> str:
-    config = pruner.config
+def _chain_status(pruner: PrunerControl) -> str:
+    config = pruner.settings.config
     done = len(pruner.index.chains)
     if not config.chain_enabled:
         return f"chain compression: off ({done} compressed; /pruner compact still works)"
@@ -321,24 +374,25 @@ def _chain_status(pruner: Pruner) -> str:
     )
 
 
-def status_text(pruner: Pruner, ctx: ExtensionContext) -> str:
+def status_text(pruner: PrunerControl, ctx: ExtensionContext) -> str:
     """The `/pruner status` text."""
-    config, index = pruner.config, pruner.index
+    settings, index = pruner.settings, pruner.index
+    config = settings.config
     now = pruner.view(ctx)
     batches = masked_batches(index, now.stubbed)
-    state = "on" if pruner.active else "off"
-    source = "set by /pruner" if "enabled" in pruner.overrides else "settings"
+    state = "on" if settings.active else "off"
+    source = "set by /pruner" if "enabled" in settings.overrides else "settings"
     lines = [
         f"pruner: {state} ({source}), strategy {_strategy_name(pruner)}",
         f"indexed: {len(index.records)} results, {len(index.aliases)} identical re-reads",
         f"frontier: {index.frontier or 'none'}"
-        + (f" ({len(pruner.pending)} entries not written yet)" if pruner.pending else ""),
+        + (f" ({pruner.unwritten} entries not written yet)" if pruner.unwritten else ""),
         f"context now: {now.masked} results replaced by stubs in {batches} "
         f"{'batch' if batches == 1 else 'batches'}, ~{now.tokens_saved} tokens saved",
         "protected paths: "
-        + ", ".join((*config.protected_paths, *ALWAYS_PROTECTED, *pruner.context_files)),
+        + ", ".join((*config.protected_paths, *ALWAYS_PROTECTED, *settings.context_files)),
         "protected tools: " + (", ".join(config.protected_tools) or "none"),
-        _budget_status(config, pruner.budget_cut is not None),
+        _budget_status(config, pruner.budget_fired),
         _purge_status(config),
         _chain_status(pruner),
         f"batching: {config.batching_mode}, summarizer thinking: {config.summarizer_thinking}",

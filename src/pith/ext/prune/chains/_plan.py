@@ -1,7 +1,7 @@
 """Which chains to compress now, and what each needs (docs/pruning.md). Pure.
 
 `plan_chains` detects the chains of the session's messages, selects those older than the
-newest K (`_chains.select_chains`), defers a chain holding a `context_tree_query` output still
+newest K (`_detect.select_chains`), defers a chain holding a `context_tree_query` output still
 in its grace period, and skips a chain whose every result is protected. For each chain left it
 gathers the per-batch summaries that cover it and the calls no batch captured (to be indexed
 as a *backfill* before the chain is written, so every dropped output stays recoverable).
@@ -30,13 +30,13 @@ from pith.ai import (
     UserMessage,
 )
 from pith.ext.prune._capture import CapturedCall, content_hash, result_text
-from pith.ext.prune._chain_render import summary_keys
-from pith.ext.prune._chains import Chain, detect_chains, select_chains, user_text
 from pith.ext.prune._config import PruneConfig
 from pith.ext.prune._index import PruneIndex
 from pith.ext.prune._protect import is_protected
 from pith.ext.prune._records import SUMMARY_TYPE, occurrence_key
 from pith.ext.prune._stub import QUERY_TOOL
+from pith.ext.prune.chains._detect import Chain, detect_chains, select_chains, user_text
+from pith.ext.prune.chains._render import summary_keys
 
 __all__ = ["BODY_ALLOWANCE", "ChainPlan", "plan_chains"]
 
