@@ -36,10 +36,12 @@ if TYPE_CHECKING:
         ImageContent,
         Model,
         TextContent,
+        TextDelta,
         ThinkingLevel,
         ToolResultMessage,
         UserMessage,
     )
+    from pith.app.export import ExportError, export_html
     from pith.app.session import (
         AgentSettled,
         AutoRetryEnd,
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
         list_models,
         open_session,
     )
+    from pith.session import SessionFileError
 
 _HOMES = {
     "pith.sdk": (
@@ -96,11 +99,14 @@ _HOMES = {
         "ImageContent",
         "Model",
         "TextContent",
+        "TextDelta",
         "ThinkingLevel",
         "ToolResultMessage",
         "UserMessage",
     ),
+    "pith.app.export": ("ExportError", "export_html"),
     "pith.errors": ("ConfigError", "InputError", "PithError"),
+    "pith.session": ("SessionFileError",),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -116,6 +122,7 @@ __all__ = [
     "ConfigError",
     "ContextReport",
     "EventStream",
+    "ExportError",
     "ForkOutcome",
     "ImageContent",
     "InputError",
@@ -126,8 +133,10 @@ __all__ = [
     "PithError",
     "Session",
     "SessionEvent",
+    "SessionFileError",
     "SessionSource",
     "TextContent",
+    "TextDelta",
     "ThinkingLevel",
     "ToolExecutionEnd",
     "ToolExecutionStart",
@@ -138,6 +147,7 @@ __all__ = [
     "UserMessage",
     "__version__",
     "create_session",
+    "export_html",
     "list_models",
     "open_session",
 ]
