@@ -45,6 +45,7 @@ def test_the_docs_with_shell_examples_have_runnable_snippets() -> None:
             "providers",
             "pruning",
             "resources",
+            "sdk",
             "sessions",
             "tools",
         )

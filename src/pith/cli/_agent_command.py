@@ -14,6 +14,8 @@ from pith.cli._startup import (
     add_resource_options,
     add_trust_options,
     prepare_run,
+    resource_choice,
+    warn,
 )
 from pith.errors import InputError
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
     from pith.app import RpcConnection
     from pith.cli._startup import PreparedRun
     from pith.extensions import ExtensionUI
-    from pith.resources._trust import Ask
+    from pith.sdk import AskTrust
     from pith.session import SessionStore
 
 __all__ = ["parser", "run"]
@@ -164,9 +166,7 @@ async def _run_in(
     *,
     interactive: bool = False,
 ) -> int:
-    from pith.ai import as_thinking_level
-    from pith.app import build_prompts, read_piped_stdin, run_print_mode
-    from pith.cli._startup import load_run_resources
+    from pith.app import SessionOptions, build_prompts, read_piped_stdin, run_print_mode
     from pith.session import encode_entry
 
     cwd, settings = parsed.cwd, parsed.settings
@@ -178,48 +178,42 @@ async def _run_in(
         raise InputError(
             'no request given: pass one as an argument, e.g. pith -p "fix the failing test"'
         )
-    model = choice.model
-    resumed_level = store.projection().thinking_level if store.entries else None
-    thinking = as_thinking_level(
-        options.thinking
-        or choice.thinking
-        or resumed_level
-        or settings.values.default_thinking_level,
-        "medium" if model.reasoning else "off",
-    )
-    asked = options.thinking or choice.thinking
-    if asked is not None and asked != "off" and not model.reasoning:
-        # Only a level the user gave for this run: a default in settings applies to any model.
-        print(
-            f"pith: warning: thinking level {asked} ignored: {model.key} does not reason "
-            '(set "reasoning": true for it in models.json if it does)',
-            file=sys.stderr,
-        )
-        thinking = "off"
-    from pith.app.session import SessionOptions, build_agent_session
+    from pith.sdk import SessionSetup, assemble_session, choose_thinking
 
-    session = build_agent_session(
-        cwd=cwd,
-        store=store,
-        registry=registry,
-        model=model,
-        thinking=thinking,
-        options=SessionOptions(
-            tools=options.tools,
-            no_tools=options.no_tools,
-            api_key=options.api_key,
+    model = choice.model
+    # Only a level the user gave for this run is warned about: a default in settings applies
+    # to any model.
+    thinking, problem = choose_thinking(
+        options.thinking or choice.thinking,
+        store,
+        model,
+        settings.values.default_thinking_level,
+    )
+    if problem is not None:
+        warn(problem)
+    session = await assemble_session(
+        SessionSetup(
+            project=parsed.project,
+            registry=registry,
+            model=model,
+            store=store,
+            thinking=thinking,
+            tools=SessionOptions(
+                tools=options.tools,
+                no_tools=options.no_tools,
+                api_key=options.api_key,
+            ),
+            resources=resource_choice(options),
+            mode="rpc"
+            if rpc
+            else "interactive"
+            if interactive
+            else "json"
+            if options.mode == "json"
+            else "print",
+            ui=rpc.ui if rpc else _terminal_ui() if interactive else None,
         ),
-        extensions=parsed.runner,
-        mode="rpc"
-        if rpc
-        else "interactive"
-        if interactive
-        else "json"
-        if options.mode == "json"
-        else "print",
-        ui=rpc.ui if rpc else _terminal_ui() if interactive else None,
-        settings=settings,
-        resources=await load_run_resources(parsed, options),
+        warn,
     )
     if rpc is not None or prompts is None:
         assert rpc is not None
@@ -269,7 +263,7 @@ def _is_interactive(print_mode: bool, mode: str) -> bool:
     return not print_mode and mode == "text" and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _trust_asker(argv: list[str]) -> Ask | None:
+def _trust_asker(argv: list[str]) -> AskTrust | None:
     """Who answers the project-trust question: the terminal in the interactive mode (read
     from `argv` before it is fully parsed), else nobody (an undecided project is untrusted)."""
     scripted = any(arg in ("-p", "--print", "--mode") or arg.startswith("--mode=") for arg in argv)

@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 
 from pith.ai import Model
-from pith.cli._model_choice import no_model_hint, pick_model
 from pith.cli._startup import (
     add_extension_options,
     add_resource_options,
     add_trust_options,
     prepare_run,
+    resource_choice,
+    warn,
 )
 
 __all__ = ["run"]
@@ -53,16 +54,8 @@ def run(argv: list[str]) -> int:
 
 async def _run(argv: list[str]) -> int:
     from pith.ai import ModelRegistry, as_thinking_level
-    from pith.app.session import (
-        SessionOptions,
-        build_agent_session,
-        build_report,
-        compaction_rules,
-        render_report,
-        report_to_json,
-        session_dir_for,
-    )
-    from pith.cli._startup import load_run_resources
+    from pith.app.session import SessionOptions, render_report, report_to_json, session_dir_for
+    from pith.sdk import SessionSetup, assemble_session, context_report, pick_model
     from pith.session import SessionStore, find_latest_session, resolve_session_arg
 
     parsed = await prepare_run(argv, _parser)
@@ -99,36 +92,30 @@ async def _run(argv: list[str]) -> int:
     )
     model = choice.model if choice is not None else _NO_MODEL
     level = projection.thinking_level or (choice.thinking if choice is not None else None)
-    runner, settings = parsed.runner, parsed.settings
-    session = build_agent_session(
+    session = await assemble_session(
+        SessionSetup(
+            project=parsed.project,
+            registry=registry,
+            model=model,
+            store=store,
+            thinking=as_thinking_level(level or values.default_thinking_level),
+            tools=SessionOptions(tools=options.tools, no_tools=options.no_tools),
+            resources=resource_choice(options),
+        ),
+        warn,
         cwd=store.cwd or cwd,
-        store=store,
-        registry=registry,
-        model=model,
-        thinking=as_thinking_level(level or values.default_thinking_level),
-        options=SessionOptions(tools=options.tools, no_tools=options.no_tools),
-        extensions=runner,
-        settings=settings,
-        resources=await load_run_resources(parsed, options),
     )
     await session.start()
     try:
-        history = list(session.agent.messages)  # before the context hooks: to show stubs
-        context = await session.agent.next_context()
+        report = await context_report(
+            session,
+            model=choice.model if choice is not None else None,
+            source=str(path) if path is not None else None,
+            agent_dir=home,
+            fresh=path is None,
+        )
     finally:
         await session.shutdown()
-    report = build_report(
-        choice.model if choice is not None else None,
-        store,
-        context,
-        str(path) if path is not None else None,
-        session.prompt_sections(),
-        [f"/{template.name}" for template in session.resources.prompt_templates],
-        compaction_rules(session),
-        history,
-        fresh=path is None,
-        no_model_hint=no_model_hint(home),
-    )
     if options.json:
         json.dump(report_to_json(report), sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from pith.errors import InputError
 
@@ -14,14 +14,7 @@ if TYPE_CHECKING:
 
     from pith.ai import LocalServer, Model, ModelChoice, ModelRegistry
 
-__all__ = ["choose_model", "list_models", "no_model_hint", "pick_model"]
-
-_PREFERRED = (
-    "anthropic/claude-sonnet-4-5",
-    "openai/gpt-5",
-    "openai/gpt-4.1",
-    "openrouter/anthropic/claude-sonnet-4.5",
-)
+__all__ = ["choose_model", "list_models"]
 
 
 async def choose_model(
@@ -122,56 +115,15 @@ def _no_model_help(home: Path, asked: list[LocalServer]) -> str:
     )
 
 
-def pick_model(
-    registry: ModelRegistry, pattern: str | None, provider: str | None
-) -> ModelChoice | None:
-    """The model for `pattern` (`--model` or the `defaultModel` setting) or `provider`; without
-    either, the first preferred model with credentials, else the first with credentials. None
-    when nothing is configured (no local server is asked: see `choose_model`)."""
-    from pith.ai import ModelChoice
-
-    if pattern:
-        return registry.find(pattern, provider)
-    available = registry.available()
-    if provider is not None:
-        for model in available:
-            if model.provider == provider:
-                return ModelChoice(model, None)
-        for model in registry.models:
-            if model.provider == provider:
-                return ModelChoice(model, None)
-        _no_model(provider)
-    for key in _PREFERRED:
-        for model in available:
-            if model.key == key:
-                return ModelChoice(model, None)
-    if available:
-        return ModelChoice(available[0], None)
-    return None
-
-
 def _pick(
     registry: ModelRegistry, pattern: str | None, provider: str | None, no_model: str
 ) -> ModelChoice:
+    from pith.sdk import pick_model
+
     choice = pick_model(registry, pattern, provider)
     if choice is None:
         raise InputError(no_model)
     return choice
-
-
-def no_model_hint(agent_dir: Path) -> str:
-    """How to give pith a model, for when it has none."""
-    return (
-        "pass --model provider/id and an API key (OPENAI_API_KEY, ANTHROPIC_API_KEY, "
-        f'--api-key), set "defaultModel" in {agent_dir / "settings.json"}, start Ollama or '
-        f"LM Studio, or add a provider to {agent_dir / 'models.json'} (see docs/providers.md)"
-    )
-
-
-def _no_model(provider: str) -> NoReturn:
-    raise InputError(
-        f"provider {provider!r} has no models; pass --model or add models to models.json"
-    )
 
 
 def _missing_key_message(registry: ModelRegistry, model: Model, unresolved: str | None) -> str:

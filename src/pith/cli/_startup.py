@@ -9,6 +9,9 @@
 6. parse the whole command line, extension flags included;
 7. (commands that build a session) load the resources: context files, skills, templates,
    SYSTEM.md, with `resources_discover` letting extensions add paths.
+
+Steps 2 to 5 and 7 are `pith.sdk`'s, shared with the Python API (`pith.create_session`), so a
+program and the command line get the same session for the same choices.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from pith.errors import InputError
 
 if TYPE_CHECKING:
     from pith.extensions import ExtensionRunner
-    from pith.resources import Resources, Settings, TrustResolution
-    from pith.resources._trust import Ask
+    from pith.resources import Settings, TrustResolution
+    from pith.sdk import AskTrust, Project, ResourceChoice
 
 __all__ = [
     "PreparedRun",
@@ -34,8 +37,8 @@ __all__ = [
     "add_resource_options",
     "add_trust_options",
     "configured_session_dir",
-    "load_run_resources",
     "prepare_run",
+    "resource_choice",
 ]
 
 
@@ -111,11 +114,27 @@ def add_resource_options(p: argparse.ArgumentParser) -> None:
 @dataclass
 class PreparedRun:
     options: argparse.Namespace
-    runner: ExtensionRunner
-    settings: Settings
-    agent_dir: Path
-    cwd: str
-    trust: TrustResolution
+    project: Project
+
+    @property
+    def runner(self) -> ExtensionRunner:
+        return self.project.extensions
+
+    @property
+    def settings(self) -> Settings:
+        return self.project.settings
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.project.agent_dir
+
+    @property
+    def cwd(self) -> str:
+        return self.project.cwd
+
+    @property
+    def trust(self) -> TrustResolution:
+        return self.project.trust
 
 
 def warn(message: str) -> None:
@@ -163,102 +182,54 @@ def _early_options(argv: list[str]) -> _Early:
 async def prepare_run(
     argv: list[str],
     build_parser: Callable[[], argparse.ArgumentParser],
-    ask: Ask | None = None,
+    ask: AskTrust | None = None,
 ) -> PreparedRun:
     """Settings, extensions and trust for `argv`, then `argv` parsed with extension flags.
     `ask` puts the trust question to the user (the interactive mode); without it an
     undecided project is untrusted."""
-    from pith.app import (
-        add_extension_flags,
-        apply_extension_flags,
-        load_extension_runner,
-        load_project_extensions,
-    )
-    from pith.extensions.events import ProjectTrust
-    from pith.resources import (
-        agent_dir,
-        load_settings,
-        resolve_project_trust,
-        trust_requiring_resources,
-    )
+    from pith.app import add_extension_flags, apply_extension_flags
+    from pith.resources import agent_dir
+    from pith.sdk import load_project, untrusted_notice
 
     known = _early_options(argv)
     cwd = os.path.abspath(known.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         raise InputError(f"--cwd {known.cwd}: not a directory")
-    home = agent_dir()
-    settings = load_settings(home)
-    runner = await load_extension_runner(
-        cwd, home, settings, paths=known.extension, no_extensions=known.no_extensions
-    )
-    trust = await resolve_project_trust(
+    project = await load_project(
         cwd,
-        home,
-        override=known.approve,
-        default_trust=settings.default_project_trust,
-        extension_decision=lambda: runner.emit(ProjectTrust(cwd)),
+        agent_dir(),
+        extension_paths=known.extension,
+        no_extensions=known.no_extensions,
+        trust=known.approve,
         ask=ask,
     )
-    if trust.trusted:
-        settings = settings.with_project(cwd)
-    await load_project_extensions(
-        runner, home, settings, trusted=trust.trusted, no_extensions=known.no_extensions
-    )
+    runner = project.extensions
     parser = build_parser()
     add_extension_flags(parser, runner)
     options = parser.parse_args(argv)
     apply_extension_flags(options, runner)
-    for message in [*settings.warnings, *runner.diagnostics]:
+    for message in [*project.warnings, *runner.diagnostics]:
         warn(message)
     runner.diagnostics.clear()
-    if not trust.trusted:
-        kept_out = trust_requiring_resources(cwd)
-        if kept_out:
-            decided = trust.reason == "saved"
-            how = (
-                "you chose not to trust it (`pith trust --yes` changes that, --approve trusts "
-                "it for this run)"
-                if decided
-                else "run `pith trust` to decide, or pass --approve for this run"
-            )
-            warn(f"this project is not trusted, so pith does not load {', '.join(kept_out)}; {how}")
-    return PreparedRun(options, runner, settings, home, cwd, trust)
+    notice = untrusted_notice(project)
+    if notice is not None:
+        warn(notice)
+    return PreparedRun(options, project)
 
 
-async def load_run_resources(prepared: PreparedRun, options: argparse.Namespace) -> Resources:
-    """The resources of a session in the prepared project, with extensions' extra paths;
-    their diagnostics are printed as warnings."""
-    from pith.extensions.events import ResourcesDiscover
-    from pith.resources import ResourceOptions, SourceInfo, load_resources
+def resource_choice(options: argparse.Namespace) -> ResourceChoice:
+    """The resource options of a command line (those `add_resource_options` adds)."""
+    from pith.sdk import ResourceChoice
 
-    discovered = await prepared.runner.emit(ResourcesDiscover(prepared.cwd))
-
-    def extension_paths(paths: list[tuple[str, str]]) -> list[tuple[str, SourceInfo]]:
-        return [
-            (path, SourceInfo(path, "extension", "temporary", "top-level", None))
-            for path, _ in paths
-        ]
-
-    resources = load_resources(
-        ResourceOptions(
-            cwd=prepared.cwd,
-            agent_dir=prepared.agent_dir,
-            settings=prepared.settings,
-            project_trusted=prepared.trust.trusted,
-            skill_paths=getattr(options, "skill", []) or [],
-            prompt_template_paths=getattr(options, "prompt_template", []) or [],
-            no_skills=getattr(options, "no_skills", False),
-            no_prompt_templates=getattr(options, "no_prompt_templates", False),
-            no_context_files=getattr(options, "no_context_files", False),
-            system_prompt=getattr(options, "system_prompt", None),
-            append_system_prompt=getattr(options, "append_system_prompt", None),
-            extension_skill_paths=extension_paths(discovered.skill_paths),
-            extension_prompt_paths=extension_paths(discovered.prompt_paths),
-        )
+    return ResourceChoice(
+        skill_paths=getattr(options, "skill", []) or [],
+        prompt_template_paths=getattr(options, "prompt_template", []) or [],
+        no_skills=getattr(options, "no_skills", False),
+        no_prompt_templates=getattr(options, "no_prompt_templates", False),
+        no_context_files=getattr(options, "no_context_files", False),
+        system_prompt=getattr(options, "system_prompt", None),
+        append_system_prompt=getattr(options, "append_system_prompt", None),
     )
-    for diagnostic in resources.diagnostics:
-        warn(f"{diagnostic.path}: {diagnostic.message}" if diagnostic.path else diagnostic.message)
-    return resources
 
 
 def configured_session_dir(cwd: str, home: Path) -> str | None:

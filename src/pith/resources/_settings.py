@@ -10,12 +10,13 @@ guessed setting could quietly change what the agent may do.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import json
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
@@ -165,6 +166,19 @@ class Settings:
             project,
             [*self.layers, (path, project)],
         )
+
+    def with_overrides(self, overrides: Mapping[str, object]) -> Settings:
+        """These settings with `overrides` (a program's own, in the files' camelCase shape)
+        merged over them; a value of the wrong type raises `ConfigError` naming the key."""
+        merged = merge_settings(self.data, dict(overrides))
+        try:
+            values = msgspec.convert(merged, SettingsValues)
+        except msgspec.ValidationError as error:
+            raise ConfigError(
+                f"settings given to pith: {error}; use the shape of settings.json "
+                "(docs/resources.md)"
+            ) from None
+        return dataclasses.replace(self, data=merged, values=values)
 
     def user_list(self, key: str) -> list[str]:
         return _strings(self.user_data.get(key))

@@ -1,6 +1,7 @@
 """A session as one self-contained HTML page (`pith --export`, `/export`); see docs/export.md."""
 
 from pith.app.export._write import (
+    ExportError,
     default_export_path,
     export_html,
     export_session_file,
@@ -8,6 +9,7 @@ from pith.app.export._write import (
 )
 
 __all__ = [
+    "ExportError",
     "default_export_path",
     "export_html",
     "export_session_file",

@@ -4,7 +4,12 @@ by every mode."""
 from pith.app.session._command_reports import command_list
 from pith.app.session._commands import BUILTINS, run_builtin
 from pith.app.session._compaction import compaction_rules
-from pith.app.session._context_report import build_report, render_report, report_to_json
+from pith.app.session._context_report import (
+    ContextReport,
+    build_report,
+    render_report,
+    report_to_json,
+)
 from pith.app.session._dispatch import split_command
 from pith.app.session._events import (
     AgentSettled,
@@ -39,6 +44,7 @@ __all__ = [
     "AutoRetryStart",
     "CompactionEnd",
     "CompactionStart",
+    "ContextReport",
     "ForkOutcome",
     "Prompts",
     "SessionChoice",

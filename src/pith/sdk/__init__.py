@@ -1,0 +1,43 @@
+"""The in-process API behind `pith`'s public names (see docs/sdk.md), and the session creation
+the `pith` command's own subcommands use."""
+
+from pith.sdk._assemble import (
+    ResourceChoice,
+    SessionSetup,
+    Warn,
+    assemble_session,
+    choose_thinking,
+    load_session_resources,
+)
+from pith.sdk._catalog import list_models
+from pith.sdk._create import SessionSource, create_session, open_session, print_warning
+from pith.sdk._events import EventStream
+from pith.sdk._models import no_model_hint, pick_model, resolve_model
+from pith.sdk._project import AskTrust, Project, load_project, untrusted_notice
+from pith.sdk._report import ContextReport, context_report
+from pith.sdk._session import Session
+
+__all__ = [
+    "AskTrust",
+    "ContextReport",
+    "EventStream",
+    "Project",
+    "ResourceChoice",
+    "Session",
+    "SessionSetup",
+    "SessionSource",
+    "Warn",
+    "assemble_session",
+    "choose_thinking",
+    "context_report",
+    "create_session",
+    "list_models",
+    "load_project",
+    "load_session_resources",
+    "no_model_hint",
+    "open_session",
+    "pick_model",
+    "print_warning",
+    "resolve_model",
+    "untrusted_notice",
+]
