@@ -110,6 +110,9 @@ class InteractiveApp:
         self.statuses: dict[str, str] = {}
         self.footer = FooterData()
         self.question: Question | None = None
+        self.editor_offer: str | None = None
+        """Text a command handed back for the user to edit and send (`/fork`'s message, a
+        message chosen in `/tree`); the editor takes it once the work is done."""
         self._ask_lock = asyncio.Lock()
         self._pending_output: list[str] = []
         self._flushing: asyncio.Task[None] | None = None
@@ -479,7 +482,9 @@ class InteractiveApp:
         self.refresh()
 
     async def _prompt(self, text: str) -> None:
-        await self.session.prompt(text, source="interactive")
+        outcome = await self.session.prompt(text, source="interactive")
+        if outcome.editor_text is not None:
+            self.editor_offer = outcome.editor_text
 
     async def _bash(self, text: str) -> None:
         exclude = text.startswith("!!")
@@ -495,9 +500,9 @@ class InteractiveApp:
         await command.run(self, arguments)
 
     def after_work(self) -> None:
-        editor_text = self.session.editor_text
+        editor_text = self.editor_offer
         if editor_text is not None:
-            self.session.editor_text = None
+            self.editor_offer = None
             if not self.editor.text:
                 self.editor.text = editor_text
                 self.editor.cursor_position = len(editor_text)
@@ -595,7 +600,7 @@ class InteractiveApp:
 
             async def send_all() -> None:
                 for text in queued:
-                    await self.session.prompt(text, source="interactive")
+                    await self._prompt(text)
 
             self.app.pre_run_callables.append(lambda: self._spawn(send_all(), main=True))
         loop = asyncio.get_running_loop()
