@@ -13,6 +13,7 @@ import pytest
 
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
+from pith.app.session import PromptOutcome
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner
 from pith.session import SessionStore
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
@@ -157,16 +158,17 @@ def test_fork_from_an_assistant_message_is_refused(tmp_path: Path) -> None:
             extensions=runner,
         )
 
-        async def scenario() -> None:
+        async def scenario() -> PromptOutcome:
             await session.prompt("first")
-            await session.prompt(f"/fork {session.store.leaf_id}")
+            return await session.prompt(f"/fork {session.store.leaf_id}")
 
         store = session.store
-        asyncio.run(scenario())
+        outcome = asyncio.run(scenario())
         session.close()
     assert session.store is store
     assert notices == []  # refused before the extensions are asked
-    assert session.editor_text is None
+    assert outcome.failed
+    assert outcome.editor_text is None
 
 
 def test_compact_then_context_shows_where_it_cut(tmp_path: Path, env: dict[str, str]) -> None:

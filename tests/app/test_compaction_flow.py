@@ -267,7 +267,7 @@ def test_an_overflow_compacts_and_retries_once(tmp_path: Path) -> None:
         async def scenario() -> Any:
             await session.prompt("one")
             await session.prompt("two")
-            return await session.prompt("three")
+            return (await session.prompt("three")).reply
 
         reply = asyncio.run(scenario())
         session.close()
@@ -292,7 +292,7 @@ def test_a_second_overflow_is_a_clear_error(tmp_path: Path) -> None:
         async def scenario() -> Any:
             await session.prompt("one")
             await session.prompt("two")
-            return await session.prompt("three")
+            return (await session.prompt("three")).reply
 
         reply = asyncio.run(scenario())
         session.close()

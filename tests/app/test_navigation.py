@@ -11,7 +11,6 @@ import pytest
 
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
-from pith.app.session._navigation import fork_session, navigate_tree, new_session, switch_session
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner
 from pith.session import SessionStore
 from pith.testing import FakeServer, configure_agent_dir
@@ -68,7 +67,7 @@ def test_new_session_starts_empty_in_a_new_file_and_tells_extensions(tmp_path: P
         async def scenario() -> None:
             await session.prompt("first")
             old = session.store.path
-            assert await new_session(session)
+            assert await session.new_session()
             assert session.agent.messages == []
             await session.prompt("second")
             assert session.store.path != old
@@ -89,7 +88,7 @@ def test_an_extension_can_cancel_a_switch(tmp_path: Path) -> None:
 
         async def scenario() -> None:
             await session.prompt("first")
-            assert not await new_session(session)
+            assert not await session.new_session()
 
         run(scenario())
         session.close()
@@ -104,9 +103,9 @@ def test_switch_session_resumes_another_file(tmp_path: Path) -> None:
             await session.prompt("in the first")
             first = session.store.path
             assert first is not None
-            await new_session(session)
+            await session.new_session()
             await session.prompt("in the second")
-            assert await switch_session(session, first)
+            assert await session.switch_session(first)
 
         run(scenario())
         session.close()
@@ -132,7 +131,7 @@ def test_fork_before_a_prompt_keeps_what_came_before_it(tmp_path: Path) -> None:
                 and texts_of(e) == ["second"]
             )
             old = session.store.path
-            outcome = await fork_session(session, second, before=True)
+            outcome = await session.fork(second)
             assert outcome.selected_text == "second"
             assert session.store.header.parent_session == str(old)
             assert forks == [(second, "before")]
@@ -165,7 +164,7 @@ def test_navigating_back_with_an_extension_summary_records_it(tmp_path: Path) ->
             await session.prompt("first")
             first_reply = session.store.leaf_id
             await session.prompt("second")
-            outcome = await navigate_tree(session, first_reply, summarize=True)
+            outcome = await session.navigate_tree(first_reply, summarize=True)
             assert not outcome.cancelled
 
         run(scenario())
@@ -179,5 +178,5 @@ def test_navigating_to_an_unknown_entry_is_a_clear_error(tmp_path: Path) -> None
     with FakeServer({"turns": []}) as server:
         session = make_session(tmp_path, server)
         with pytest.raises(Exception, match="no entry nope in this session"):
-            run(navigate_tree(session, "nope"))
+            run(session.navigate_tree("nope"))
         session.close()

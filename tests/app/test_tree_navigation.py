@@ -14,7 +14,7 @@ import pytest
 
 from pith.ai import ModelRegistry, UserMessage
 from pith.app import AgentSession, SessionOptions, build_agent_session
-from pith.app.session._navigation import TreeNavigation, navigate_tree
+from pith.app.session import TreeNavigation
 from pith.compaction import BRANCH_SUMMARY_PREAMBLE, NO_BRANCH_CONTENT, SUMMARIZER_SYSTEM_PROMPT
 from pith.errors import InputError
 from pith.extensions import Extension, ExtensionAPI, ExtensionRunner
@@ -118,7 +118,7 @@ def test_choosing_a_user_message_reopens_it_for_editing(tmp_path: Path) -> None:
         async def scenario() -> TreeNavigation:
             await session.prompt("first")
             await session.prompt("second question")
-            return await navigate_tree(session, user_entry(session, "second question").id)
+            return await session.navigate_tree(user_entry(session, "second question").id)
 
         outcome = asyncio.run(scenario())
         session.close()
@@ -133,7 +133,7 @@ def test_choosing_the_first_user_message_empties_the_context(tmp_path: Path) -> 
 
         async def scenario() -> TreeNavigation:
             await session.prompt("first")
-            return await navigate_tree(session, user_entry(session, "first").id)
+            return await session.navigate_tree(user_entry(session, "first").id)
 
         outcome = asyncio.run(scenario())
         session.close()
@@ -154,7 +154,7 @@ def test_moving_to_the_current_leaf_does_nothing(tmp_path: Path) -> None:
 
         async def scenario() -> TreeNavigation:
             await session.prompt("first")
-            return await navigate_tree(session, session.store.leaf_id, summarize=True)
+            return await session.navigate_tree(session.store.leaf_id, summarize=True)
 
         entries = len(session.store.entries)
         outcome = asyncio.run(scenario())
@@ -186,7 +186,7 @@ def test_a_summary_of_the_branch_left_is_attached_where_the_move_lands(tmp_path:
         session = make_session(tmp_path, server, register)
         first_reply, old_leaf = two_branches(session)
         outcome = asyncio.run(
-            navigate_tree(session, first_reply, summarize=True, label="notes idea")
+            session.navigate_tree(first_reply, summarize=True, label="notes idea")
         )
         session.close()
         [body] = summarizer_bodies(server)
@@ -224,7 +224,7 @@ def test_the_summary_survives_a_restart(tmp_path: Path) -> None:
     with FakeServer(script) as server:
         session = make_session(tmp_path, server)
         first_reply, _ = two_branches(session)
-        asyncio.run(navigate_tree(session, first_reply, summarize=True))
+        asyncio.run(session.navigate_tree(first_reply, summarize=True))
         path = session.store.path
         session.close()
     assert path is not None
@@ -255,8 +255,7 @@ def test_instructions_focus_or_replace_the_branch_prompt(
         session = make_session(tmp_path, server)
         first_reply, _ = two_branches(session)
         asyncio.run(
-            navigate_tree(
-                session,
+            session.navigate_tree(
                 first_reply,
                 summarize=True,
                 instructions="only the file names",
@@ -294,7 +293,7 @@ def test_a_failed_summary_moves_nothing_and_says_why(
         first_reply, old_leaf = two_branches(session)
         entries = len(session.store.entries)
         with pytest.raises(InputError, match=message):
-            asyncio.run(navigate_tree(session, first_reply, summarize=True))
+            asyncio.run(session.navigate_tree(first_reply, summarize=True))
         session.close()
     assert session.store.leaf_id == old_leaf
     assert len(session.store.entries) == entries
@@ -315,7 +314,7 @@ def test_an_aborted_summary_cancels_the_move(tmp_path: Path) -> None:
         first_reply, old_leaf = two_branches(session)
 
         async def scenario() -> TreeNavigation:
-            move = asyncio.create_task(navigate_tree(session, first_reply, summarize=True))
+            move = asyncio.create_task(session.navigate_tree(first_reply, summarize=True))
             await until(lambda: session.summarizing)
             await asyncio.sleep(0.1)
             session.abort()
@@ -335,7 +334,7 @@ def test_a_branch_with_nothing_to_summarize_records_that(tmp_path: Path) -> None
             await session.prompt("first")
             reply = session.store.leaf_id
             session.store.append_label(reply or "", "mark")  # the branch left: one label entry
-            return await navigate_tree(session, reply, summarize=True)
+            return await session.navigate_tree(reply, summarize=True)
 
         outcome = asyncio.run(scenario())
         session.close()
@@ -361,7 +360,7 @@ def test_extensions_see_the_preparation_and_may_override_it(tmp_path: Path) -> N
         session = make_session(tmp_path, server, register)
         first_reply, old_leaf = two_branches(session)
         outcome = asyncio.run(
-            navigate_tree(session, first_reply, summarize=True, instructions="mine", label="x")
+            session.navigate_tree(first_reply, summarize=True, instructions="mine", label="x")
         )
         session.close()
         [body] = summarizer_bodies(server)
@@ -398,10 +397,10 @@ def test_an_extension_summary_is_used_only_when_one_was_asked_for(tmp_path: Path
             reply = session.store.leaf_id
             await session.prompt("second")
             second = session.store.leaf_id
-            plain = await navigate_tree(session, reply)
-            back = await navigate_tree(session, second)
+            plain = await session.navigate_tree(reply)
+            back = await session.navigate_tree(second)
             assert back.summary_entry is None
-            return plain, await navigate_tree(session, reply, summarize=True)
+            return plain, await session.navigate_tree(reply, summarize=True)
 
         plain, summarized = asyncio.run(scenario())
         session.close()
@@ -420,7 +419,7 @@ def test_navigation_is_refused_while_the_agent_works(tmp_path: Path) -> None:
             run = asyncio.create_task(session.prompt("first"))
             await until(lambda: session.agent.is_running)
             with pytest.raises(InputError, match="while the agent is working"):
-                await navigate_tree(session, None)
+                await session.navigate_tree(None)
             session.abort()
             await run
 

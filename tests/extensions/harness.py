@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pith.ai import ModelRegistry
 from pith.app import AgentSession, SessionOptions, build_agent_session
+from pith.app.session import PromptOutcome
 from pith.extensions import (
     ExtensionAPI,
     ExtensionRunner,
@@ -148,10 +149,10 @@ def session_entries(session: AgentSession) -> list[dict[str, object]]:
     return [json.loads(line) for line in lines[1:]]
 
 
-def drive(session: AgentSession, *prompts: str) -> list[object]:
-    """Start `session`, send `prompts` one after another, shut it down; the replies."""
+def drive_outcomes(session: AgentSession, *prompts: str) -> list[PromptOutcome]:
+    """Start `session`, send `prompts` one after another, shut it down; what each came to."""
 
-    async def scenario() -> list[object]:
+    async def scenario() -> list[PromptOutcome]:
         await session.start()
         try:
             return [await session.prompt(text) for text in prompts]
@@ -159,6 +160,14 @@ def drive(session: AgentSession, *prompts: str) -> list[object]:
             await session.shutdown()
 
     return asyncio.run(scenario())
+
+
+def drive(session: AgentSession, *prompts: str) -> list[object]:
+    """As `drive_outcomes`; the model's reply to each prompt (None where a command or an
+    input handler took it)."""
+    return [
+        None if outcome.handled else outcome.reply for outcome in drive_outcomes(session, *prompts)
+    ]
 
 
 def messages_of(entries: list[dict[str, object]]) -> list[dict[str, object]]:

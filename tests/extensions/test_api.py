@@ -19,6 +19,7 @@ from tests.extensions.harness import (
     body,
     configure_agent_dir,
     drive,
+    drive_outcomes,
     make_runner,
     make_session,
     messages_of,
@@ -55,10 +56,10 @@ def test_a_numbered_command_runs_its_own_handler_with_the_arguments(tmp_path: Pa
     with FakeServer({"turns": []}) as server:
         runner = make_runner(tmp_path, ("one", deployer), ("two", deployer))
         session = make_session(tmp_path, server, runner)
-        [reply] = drive(session, "/deploy:1 to production")
+        [outcome] = drive_outcomes(session, "/deploy:1 to production")
         assert server.requests == []
-    assert reply is None
-    assert session.last_handled is True
+    assert outcome.reply is None
+    assert outcome.handled is True
     assert calls == [("two", "to production")]
 
 

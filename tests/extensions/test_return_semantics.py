@@ -30,6 +30,7 @@ from tests.extensions.harness import (
     RecordingUI,
     body,
     drive,
+    drive_outcomes,
     make_runner,
     make_session,
     messages_of,
@@ -330,10 +331,10 @@ def test_input_handled_sends_nothing_and_stops_later_handlers(tmp_path: Path) ->
     with FakeServer({"turns": []}) as server:
         runner = make_runner(tmp_path, ("taker", taker), ("after", after))
         session = make_session(tmp_path, server, runner)
-        [reply] = drive(session, "hello")
+        [outcome] = drive_outcomes(session, "hello")
         assert server.requests == []
-    assert reply is None
-    assert session.last_handled is True
+    assert outcome.reply is None
+    assert outcome.handled is True
     assert later == []
 
 
@@ -343,9 +344,9 @@ def test_input_continue_sends_the_text_unchanged(tmp_path: Path) -> None:
 
     with FakeServer({"turns": [{"text": "ok"}]}) as server:
         session = make_session(tmp_path, server, make_runner(tmp_path, ("passer", passer)))
-        drive(session, "hello")
+        [outcome] = drive_outcomes(session, "hello")
         assert sent_texts(body(server, 0))[1:] == ["hello"]
-    assert session.last_handled is False
+    assert outcome.handled is False
 
 
 # --- before_agent_start -----------------------------------------------------------------------

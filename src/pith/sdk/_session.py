@@ -109,7 +109,7 @@ class Session:
             )
         self._busy = True
         try:
-            return await self._runtime.prompt(text, images)
+            return (await self._runtime.prompt(text, images)).reply
         finally:
             self._busy = False
 

@@ -130,19 +130,15 @@ async def run_print_mode(
         handled = False
         for index, text in enumerate(queue):
             images = prompts.images if index == 0 else []
-            runs = session.runs
-            answer = await session.prompt(text, images)
-            handled = session.last_handled
-            if session.command_failed:
+            outcome = await session.prompt(text, images)
+            if outcome.failed:
                 return 2  # said as an error notice already
+            # A command or an input handler that took the text gives an answer to print only
+            # when it started a run itself (send_user_message, say).
+            handled = outcome.handled and not outcome.ran
             if handled:
-                # An extension's command or input handler took it; a run it started itself
-                # (send_user_message, say) gives the answer to print.
-                if session.runs == runs:
-                    continue
-                answer = session.last_reply()
-                handled = False
-            reply = answer
+                continue
+            reply = outcome.reply
             if stopped or reply is None or reply.stop_reason in ("error", "aborted"):
                 break
     finally:

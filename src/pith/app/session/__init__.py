@@ -1,8 +1,9 @@
 """The session runtime: one conversation with its store, agent, extensions and commands, shared
 by every mode."""
 
+from pith.app.session._builtins import BUILTINS
 from pith.app.session._command_reports import command_list
-from pith.app.session._commands import BUILTINS, run_builtin
+from pith.app.session._commands import run_builtin
 from pith.app.session._compaction import compaction_rules
 from pith.app.session._context_report import (
     ContextReport,
@@ -30,8 +31,10 @@ from pith.app.session._extension_setup import (
 from pith.app.session._factory import SessionOptions, build_agent_session
 from pith.app.session._figures import format_tokens, session_cost
 from pith.app.session._input import Prompts, build_prompts, read_piped_stdin
-from pith.app.session._navigation import ForkOutcome, TreeNavigation, new_session, switch_session
+from pith.app.session._navigation import ForkOutcome, TreeNavigation
+from pith.app.session._outcome import PromptOutcome
 from pith.app.session._session import AgentSession, SessionListener
+from pith.app.session._shell_env import ShellEnvironment
 from pith.app.session._stores import SessionChoice, format_session_list, open_store, session_dir_for
 from pith.app.session._tool_runner import ToolRunError, run_tool
 from pith.app.session._tree_rows import TreeRow, tree_rows
@@ -46,11 +49,13 @@ __all__ = [
     "CompactionStart",
     "ContextReport",
     "ForkOutcome",
+    "PromptOutcome",
     "Prompts",
     "SessionChoice",
     "SessionEvent",
     "SessionListener",
     "SessionOptions",
+    "ShellEnvironment",
     "ToolRunError",
     "TreeNavigation",
     "TreeRow",
@@ -66,7 +71,6 @@ __all__ = [
     "format_tokens",
     "load_extension_runner",
     "load_project_extensions",
-    "new_session",
     "open_store",
     "read_piped_stdin",
     "render_report",
@@ -77,6 +81,5 @@ __all__ = [
     "session_cost",
     "session_dir_for",
     "split_command",
-    "switch_session",
     "tree_rows",
 ]

@@ -4,22 +4,22 @@ as text (each ending with a newline) for whichever mode runs them."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
+from pith.ai import AssistantMessage, UserMessage
+from pith.app.session._builtins import BUILTINS
+from pith.app.session._command_host import CommandSession
+from pith.app.session._compaction import compaction_rules
+from pith.app.session._context_report import build_report, render_report
 from pith.app.session._dispatch import refusal
-
-if TYPE_CHECKING:
-    from pith.app.session._session import AgentSession
+from pith.app.session._figures import format_tokens, session_cost
+from pith.app.session._tree_rows import tree_rows
+from pith.session import MessageEntry
 
 __all__ = ["REPORTS", "command_list", "context_report", "help_text", "session_summary"]
 
 
-async def session_summary(session: AgentSession) -> str:
+async def session_summary(session: CommandSession) -> str:
     """The session's file, id, name, size, tokens and cost."""
-    from pith.ai import AssistantMessage, UserMessage
-    from pith.app.session._figures import format_tokens, session_cost
-    from pith.session import MessageEntry
-
     store = session.store
     entries = list(store.entries)
     messages = [e.message for e in entries if isinstance(e, MessageEntry)]
@@ -40,11 +40,8 @@ async def session_summary(session: AgentSession) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def context_report(session: AgentSession) -> str:
+async def context_report(session: CommandSession) -> str:
     """What `pith context` shows for this session: the next request, with sizes."""
-    from pith.app.session._compaction import compaction_rules
-    from pith.app.session._context_report import build_report, render_report
-
     history = list(session.agent.messages)  # before the context hooks: to show stubs
     context = await session.agent.next_context()
     report = build_report(
@@ -60,20 +57,17 @@ async def context_report(session: AgentSession) -> str:
     return render_report(report) + "\n"
 
 
-async def tree_text(session: AgentSession) -> str:
+async def tree_text(session: CommandSession) -> str:
     """The session tree, one row per point worth going back to (◉ is where you are)."""
-    from pith.app.session._tree_rows import tree_rows
-
     rows = tree_rows(session.store)
     if not rows:
         return "The session is empty: no tree yet.\n"
     return "".join(row.text + "\n" for row in rows)
 
 
-def command_list(session: AgentSession) -> list[tuple[str, str]]:
+def command_list(session: CommandSession) -> list[tuple[str, str]]:
     """`(/name, description)` of every command, template and skill this session knows, the
     ones this mode cannot run marked."""
-    from pith.app.session._commands import BUILTINS
 
     def marked(name: str, text: str, needs: str) -> str:
         if needs == "terminal" and session.mode != "interactive":
@@ -91,7 +85,7 @@ def command_list(session: AgentSession) -> list[tuple[str, str]]:
     return entries
 
 
-async def help_text(session: AgentSession) -> str:
+async def help_text(session: CommandSession) -> str:
     """The commands, one a line."""
     entries = command_list(session)
     width = max(len(name) for name, _ in entries) + 2
@@ -99,7 +93,7 @@ async def help_text(session: AgentSession) -> str:
     return "\n".join(lines) + "\n"
 
 
-REPORTS: dict[str, Callable[[AgentSession], Awaitable[str]]] = {
+REPORTS: dict[str, Callable[[CommandSession], Awaitable[str]]] = {
     "session": session_summary,
     "context": context_report,
     "tree": tree_text,

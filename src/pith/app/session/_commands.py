@@ -1,12 +1,8 @@
-"""pith's own slash commands: the table every mode dispatches with, and what each does without
-a terminal.
+"""pith's own slash commands carried out: what each does without a terminal (the table of
+them, with what each needs, is `_builtins`).
 
-Every built-in is listed here with what it needs: most run in every mode (`pith -c -p /clone`
-continues the latest session in a copy, `pith -p -c /session` prints the summary), some need
-the terminal UI (`/settings`, `/copy`, `/resume`) or need it only to choose from a list (`/model`
-without a model). The terminal UI gives some of them a richer form (a picker for `/tree`); the
-others run from here in every mode. A built-in name is taken before an extension's command of
-the same name.
+The terminal UI gives some of them a richer form (a picker for `/tree`); the others run from
+here in every mode. A built-in name is taken before an extension's command of the same name.
 
 What a command did is said with a notice; what it shows (a report, a list) goes to the
 session's `command_output`: standard output in print mode, a record in JSON mode, the
@@ -16,90 +12,18 @@ transcript in the terminal UI, a notice for an RPC client. What it leaves for th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, get_args
 
-from pith.ai import ThinkingLevel
+from pith.app.session._builtins import BUILTINS, LEVELS
+from pith.app.session._command_host import CommandSession
 from pith.app.session._command_reports import REPORTS
-from pith.app.session._dispatch import Needs
-from pith.app.session._navigation import clone_session, fork_points, fork_session, new_session
+from pith.app.session._dispatch import Invocation, refusal, unknown_command
+from pith.app.session._navigation import fork_points
 from pith.errors import InputError, PithError
+from pith.extensions import Command, Mode
 
-if TYPE_CHECKING:
-    from pith.app.session._session import AgentSession
-
-__all__ = ["BUILTINS", "BuiltinCommand", "BuiltinOutcome", "run_builtin"]
-
-_LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
-
-
-@dataclass(frozen=True)
-class BuiltinCommand:
-    name: str
-    description: str
-    needs: Needs = "nothing"
-    instead: str = ""
-    """What to do where the command cannot run (said when it is refused)."""
-
-
-_TABLE = (
-    BuiltinCommand(
-        "compact", "summarize the older part of the conversation now (/compact [focus])"
-    ),
-    BuiltinCommand(
-        "fork", "continue in a new session from before one of your messages (/fork <entry-id>)"
-    ),
-    BuiltinCommand("clone", "continue in a new session holding this branch as it is"),
-    BuiltinCommand("export", "write this session as a self-contained HTML page (/export [file])"),
-    BuiltinCommand("name", "name this session (/name <name>); alone, say its name"),
-    BuiltinCommand("session", "this session's file, size, tokens and cost"),
-    BuiltinCommand("context", "what the next request would send, with sizes"),
-    BuiltinCommand("tree", "this session's tree: move to another point of it (printed as text)"),
-    BuiltinCommand("new", "start a new session"),
-    BuiltinCommand(
-        "model",
-        "choose the model (/model [provider/id])",
-        "terminal-to-choose",
-        "name the model: /model provider/id (pith --list-models lists them)",
-    ),
-    BuiltinCommand(
-        "thinking",
-        "choose the thinking level (/thinking [level])",
-        "terminal-to-choose",
-        "name the level: /thinking " + "|".join(_LEVELS),
-    ),
-    BuiltinCommand(
-        "resume",
-        "continue another session of this folder",
-        "terminal",
-        "pass --session <id> (pith sessions lists them), or -c for the latest",
-    ),
-    BuiltinCommand(
-        "settings", "change pith's settings", "terminal", "edit settings.json (docs/resources.md)"
-    ),
-    BuiltinCommand(
-        "copy",
-        "copy the last answer to the clipboard",
-        "terminal",
-        "the answer is on standard output (RPC: get_last_assistant_text)",
-    ),
-    BuiltinCommand("help", "commands and keys"),
-    BuiltinCommand(
-        "quit",
-        "leave pith (the session is saved)",
-        "terminal",
-        "a print run ends by itself; an RPC client closes standard input",
-    ),
-    BuiltinCommand(
-        "exit",
-        "leave pith (the session is saved)",
-        "terminal",
-        "a print run ends by itself; an RPC client closes standard input",
-    ),
-)
-
-BUILTINS: dict[str, BuiltinCommand] = {command.name: command for command in _TABLE}
-"""Every built-in command by name, in the order users see them listed."""
+__all__ = ["BuiltinOutcome", "invocation_refusal", "run_builtin"]
 
 
 @dataclass
@@ -109,7 +33,24 @@ class BuiltinOutcome:
     """The command was refused (said as an error notice)."""
 
 
-async def run_builtin(session: AgentSession, name: str, arguments: str) -> BuiltinOutcome:
+def invocation_refusal(
+    invocation: Invocation, mode: Mode, extension_commands: Mapping[str, Command]
+) -> str | None:
+    """Why `invocation` cannot be carried out in `mode` (an unknown command, or one that
+    needs the terminal), in one line; None when it can."""
+    if invocation.kind == "unknown":
+        return unknown_command(invocation.name)
+    if invocation.kind == "builtin":
+        builtin = BUILTINS[invocation.name]
+        return refusal(builtin.name, builtin.needs, invocation.arguments, mode, builtin.instead)
+    if invocation.kind == "extension":
+        command = extension_commands[invocation.name]
+        if command.needs_ui:
+            return refusal(command.name, "ui", invocation.arguments, mode)
+    return None
+
+
+async def run_builtin(session: CommandSession, name: str, arguments: str) -> BuiltinOutcome:
     """Carry out a built-in command; a refusal is said as an error notice, never raised."""
     try:
         return await _run(session, name, arguments)
@@ -118,7 +59,7 @@ async def run_builtin(session: AgentSession, name: str, arguments: str) -> Built
         return BuiltinOutcome(failed=True)
 
 
-async def _run(session: AgentSession, name: str, arguments: str) -> BuiltinOutcome:
+async def _run(session: CommandSession, name: str, arguments: str) -> BuiltinOutcome:
     if name == "compact":
         outcome = await session.compact(arguments or None)
         if outcome.entry is not None:
@@ -145,11 +86,11 @@ async def _run(session: AgentSession, name: str, arguments: str) -> BuiltinOutco
     return BuiltinOutcome()
 
 
-async def _fork(session: AgentSession, arguments: str) -> BuiltinOutcome:
+async def _fork(session: CommandSession, arguments: str) -> BuiltinOutcome:
     if not arguments:
         _list_fork_points(session)
         return BuiltinOutcome()
-    forked = await fork_session(session, arguments, before=True)
+    forked = await session.fork(arguments)
     if forked.cancelled:
         session.ui.notify("An extension cancelled the fork.", "warning")
         return BuiltinOutcome()
@@ -157,10 +98,10 @@ async def _fork(session: AgentSession, arguments: str) -> BuiltinOutcome:
     return BuiltinOutcome(forked.selected_text)
 
 
-async def _clone(session: AgentSession, arguments: str) -> BuiltinOutcome:
+async def _clone(session: CommandSession, arguments: str) -> BuiltinOutcome:
     if arguments:
         raise InputError("/clone takes no arguments")
-    cloned = await clone_session(session)
+    cloned = await session.clone()
     if cloned.cancelled:
         session.ui.notify("An extension cancelled the clone.", "warning")
     else:
@@ -168,17 +109,17 @@ async def _clone(session: AgentSession, arguments: str) -> BuiltinOutcome:
     return BuiltinOutcome()
 
 
-async def _new(session: AgentSession, arguments: str) -> BuiltinOutcome:
+async def _new(session: CommandSession, arguments: str) -> BuiltinOutcome:
     if arguments:
         raise InputError("/new takes no arguments")
-    if await new_session(session):
+    if await session.new_session():
         session.ui.notify("A new session: the conversation starts over.")
     else:
         session.ui.notify("An extension kept you in this session.", "warning")
     return BuiltinOutcome()
 
 
-async def _model(session: AgentSession, arguments: str) -> BuiltinOutcome:
+async def _model(session: CommandSession, arguments: str) -> BuiltinOutcome:
     if not arguments:
         session.command_output("model", f"Model: {session.model.key}\n")
         return BuiltinOutcome()
@@ -193,19 +134,19 @@ async def _model(session: AgentSession, arguments: str) -> BuiltinOutcome:
     return BuiltinOutcome()
 
 
-def _thinking(session: AgentSession, arguments: str) -> BuiltinOutcome:
+def _thinking(session: CommandSession, arguments: str) -> BuiltinOutcome:
     level = arguments.strip()
     if not level:
         session.command_output("thinking", f"Thinking: {session.thinking}\n")
         return BuiltinOutcome()
-    if level not in _LEVELS:
-        raise InputError(f"/thinking: {level!r} is not one of {', '.join(_LEVELS)}")
+    if level not in LEVELS:
+        raise InputError(f"/thinking: {level!r} is not one of {', '.join(LEVELS)}")
     session.set_thinking_level(level)  # type: ignore[arg-type]
     session.ui.notify(f"Thinking: {level}")
     return BuiltinOutcome()
 
 
-def _name(session: AgentSession, arguments: str) -> BuiltinOutcome:
+def _name(session: CommandSession, arguments: str) -> BuiltinOutcome:
     store = session.store
     if not arguments:
         session.command_output(
@@ -220,7 +161,7 @@ def _name(session: AgentSession, arguments: str) -> BuiltinOutcome:
     return BuiltinOutcome()
 
 
-def _export(session: AgentSession, arguments: str) -> BuiltinOutcome:
+def _export(session: CommandSession, arguments: str) -> BuiltinOutcome:
     from pith.app.export import export_store
 
     try:
@@ -232,7 +173,7 @@ def _export(session: AgentSession, arguments: str) -> BuiltinOutcome:
     return BuiltinOutcome()
 
 
-def _list_fork_points(session: AgentSession) -> None:
+def _list_fork_points(session: CommandSession) -> None:
     points = fork_points(session.store)
     if not points:
         session.ui.notify("Nothing to fork from yet: no message of yours in this session.")

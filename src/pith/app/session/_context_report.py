@@ -33,7 +33,7 @@ from pith.ai import (
     UserMessage,
     to_builtins,
 )
-from pith.app.session._session import PromptSection
+from pith.app.session._system_prompt import PromptSection
 from pith.compaction import ResolvedCompactionSettings, estimate_text_tokens, estimate_tokens
 from pith.session import CompactionEntry, SessionEntry, SessionStore
 

@@ -4,24 +4,96 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from pith.agent import AbortSignal, Tool
-from pith.ai import CustomMessage, Model, ModelRegistry, ThinkingLevel
-from pith.app.session._navigation import fork_session, navigate_tree, new_session, switch_session
+from pith.agent import AbortSignal, Agent, Tool
+from pith.ai import AgentMessage, CustomMessage, Model, ModelRegistry, ThinkingLevel
+from pith.app.session._compaction import CompactionOutcome
+from pith.app.session._navigation import ForkOutcome, TreeNavigation
 from pith.extensions import ContextUsage, DeliverAs, ExtensionUI, Mode, NotAvailableError
+from pith.resources import Settings
 from pith.session import CompactionEntry, SessionStore
 
-if TYPE_CHECKING:
-    from pith.app.session._session import AgentSession
+__all__ = ["HostedSession", "SessionHost", "ToolHost"]
 
-__all__ = ["SessionHost", "ToolHost"]
+
+class HostedSession(Protocol):
+    """The conversation extensions act on (an `AgentSession`)."""
+
+    cwd: str
+    mode: Mode
+    ui: ExtensionUI
+    settings: dict[str, object]
+    registry: ModelRegistry
+    agent: Agent
+    project_trusted: bool
+
+    @property
+    def next_turn(self) -> list[AgentMessage]: ...
+
+    @property
+    def config(self) -> Settings: ...
+
+    @property
+    def store(self) -> SessionStore: ...
+
+    @property
+    def model(self) -> Model: ...
+
+    @property
+    def thinking(self) -> ThinkingLevel: ...
+
+    def api_key_for(self, model: Model) -> str | None: ...
+
+    def all_tools(self) -> dict[str, Tool]: ...
+
+    def active_tool_names(self) -> list[str]: ...
+
+    def set_active_tools(self, names: Sequence[str]) -> None: ...
+
+    def tools_changed(self) -> None: ...
+
+    async def set_model(self, model: Model) -> bool: ...
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None: ...
+
+    async def send_custom_message(
+        self, message: CustomMessage, deliver_as: DeliverAs, trigger_turn: bool
+    ) -> None: ...
+
+    async def send_user_message(self, text: str, deliver_as: DeliverAs | None) -> None: ...
+
+    def abort(self) -> None: ...
+
+    def context_usage(self) -> ContextUsage: ...
+
+    async def new_session(self) -> bool: ...
+
+    async def switch_session(self, path: Path) -> bool: ...
+
+    async def fork(self, entry_id: str, *, before: bool = True) -> ForkOutcome: ...
+
+    async def navigate_tree(
+        self,
+        target_id: str | None,
+        *,
+        summarize: bool = False,
+        instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> TreeNavigation: ...
+
+    def request_compaction(self, custom_instructions: str | None = None) -> None: ...
+
+    async def compact(self, custom_instructions: str | None = None) -> CompactionOutcome: ...
+
+    async def wait_for_idle(self) -> None: ...
 
 
 class SessionHost:
-    """The host of a conversation: everything goes to the `AgentSession`."""
+    """The host of a conversation: everything goes to the session."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: HostedSession) -> None:
         self._session = session
 
     @property
@@ -115,13 +187,13 @@ class SessionHost:
         return self._session.project_trusted
 
     async def new_session(self) -> bool:
-        return await new_session(self._session)
+        return await self._session.new_session()
 
     async def switch_session(self, path: str) -> bool:
-        return await switch_session(self._session, Path(path))
+        return await self._session.switch_session(Path(path))
 
     async def fork(self, entry_id: str, before: bool) -> bool:
-        outcome = await fork_session(self._session, entry_id, before=before)
+        outcome = await self._session.fork(entry_id, before=before)
         return not outcome.cancelled
 
     async def navigate_tree(
@@ -132,8 +204,7 @@ class SessionHost:
         replace_instructions: bool,
         label: str | None,
     ) -> bool:
-        outcome = await navigate_tree(
-            self._session,
+        outcome = await self._session.navigate_tree(
             target_id,
             summarize=summarize,
             instructions=instructions,

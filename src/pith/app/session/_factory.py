@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from pith.ai import Model, ModelRegistry, RetryPolicy, ThinkingLevel
 from pith.app.session._session import AgentSession
+from pith.app.session._shell_env import ShellEnvironment
 from pith.app.session._tool_selection import select_tool_names
 from pith.extensions import ExtensionRunner, ExtensionUI, Mode
 from pith.resources import Resources, Settings
@@ -41,13 +42,13 @@ def build_agent_session(
     """The session for these choices. `--tools` (else the `defaultTools` setting) picks among
     the built-ins and the tools extensions registered; by default the model gets the default
     built-ins plus every extension tool that does not ask to start inactive."""
-    holder: list[AgentSession] = []
     runner = extensions or ExtensionRunner(cwd)
     config = settings or Settings()
     values = config.values
+    env = ShellEnvironment(store, model, thinking)
     builtins = builtin_tools(
         cwd,
-        bash_env=lambda: holder[0].shell_environment(),
+        bash_env=env.variables,
         shell_path=values.shell_path,
         shell_command_prefix=values.shell_command_prefix,
         full_output_max_bytes=values.bash_full_output_max_bytes,
@@ -62,7 +63,7 @@ def build_agent_session(
     if spec is None and values.default_tools is not None:
         spec = ",".join(values.default_tools)
     names = select_tool_names(spec, defaults, available, no_tools=options.no_tools)
-    session = AgentSession(
+    return AgentSession(
         cwd=cwd,
         model=model,
         registry=registry,
@@ -85,6 +86,5 @@ def build_agent_session(
         follow_up_mode=values.follow_up_mode,
         resources=resources,
         config=config,
+        shell_env=env,
     )
-    holder.append(session)
-    return session

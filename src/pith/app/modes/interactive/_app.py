@@ -67,6 +67,9 @@ class InteractiveApp:
         self.agent_dir = agent_dir
         self.color = color
         self.painter = Painter(_columns(), color=color)
+        self.editor_offer: str | None = None
+        """Text a command handed back for the user to edit and send (`/fork`'s message, a
+        message chosen in `/tree`); the editor takes it once the work is done."""
         self._display_failed = False
         self._unsubscribe: Callable[[], None] | None = None
         guard = session.config.data.get("guard")
@@ -223,7 +226,9 @@ class InteractiveApp:
         self.work.spawn(self._prompt(stripped), main=not self.session.agent.is_running)
 
     async def _prompt(self, text: str) -> None:
-        await self.session.prompt(text, source="interactive")
+        outcome = await self.session.prompt(text, source="interactive")
+        if outcome.editor_text is not None:
+            self.editor_offer = outcome.editor_text
 
     async def _bash(self, text: str) -> None:
         exclude = text.startswith("!!")
@@ -239,9 +244,9 @@ class InteractiveApp:
         await command.run(self, arguments)
 
     def after_work(self) -> None:
-        editor_text = self.session.editor_text
+        editor_text = self.editor_offer
         if editor_text is not None:
-            self.session.editor_text = None
+            self.editor_offer = None
             if not self.editor.text:
                 self.editor.text = editor_text
                 self.editor.cursor_position = len(editor_text)
@@ -322,7 +327,7 @@ class InteractiveApp:
 
             async def send_all() -> None:
                 for text in queued:
-                    await self.session.prompt(text, source="interactive")
+                    await self._prompt(text)
 
             self.screen.app.pre_run_callables.append(lambda: self.work.spawn(send_all(), main=True))
         loop = asyncio.get_running_loop()

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from pith.ai import ThinkingLevel
 from pith.app.modes.interactive._host import CommandHost
-from pith.app.session import BUILTINS, command_list, run_builtin, switch_session, tree_rows
+from pith.app.session import BUILTINS, command_list, run_builtin, tree_rows
 from pith.errors import InputError
 
 __all__ = ["InteractiveCommand", "interactive_commands"]
@@ -95,7 +95,7 @@ async def _tree(app: CommandHost, arguments: str) -> None:
     if moved.cancelled or moved.aborted:
         app.transcript.notice("Stayed where you were.", "warning")
         return
-    session.editor_text = moved.editor_text
+    app.editor_offer = moved.editor_text
     app.transcript.notice(
         "Moved in the tree"
         + (" (the branch left behind is summarized)." if choice else ".")
@@ -130,7 +130,7 @@ async def _resume(app: CommandHost, arguments: str) -> None:
     picked = await app.ask("Resume which session?", [row.strip() for row in rows])
     if not isinstance(picked, int):
         return
-    if await switch_session(app.session, sessions[picked].path):
+    if await app.session.switch_session(sessions[picked].path):
         app.transcript.notice(f"Resumed {sessions[picked].path}")
         app.replay(app.session.messages)
     else:

@@ -36,6 +36,9 @@ class _Shown(Protocol):
 class CommandHost(_Shown, Protocol):
     """What a terminal command uses: the session, the transcript, questions, output."""
 
+    editor_offer: str | None
+    """Text handed back for the user to edit and send; the editor takes it after the work."""
+
     @property
     def agent_dir(self) -> Path: ...
 

@@ -101,12 +101,11 @@ async def run_plain(session: AgentSession, first: str | None, rest: Sequence[str
                     )
                     transcript.bash_execution(message)
                 else:
-                    await session.prompt(text, source="interactive")
+                    outcome = await session.prompt(text, source="interactive")
+                    if outcome.editor_text:
+                        _write(f"(to edit and send again) {outcome.editor_text}\n")
             except InputError as error:
                 transcript.notice(str(error), "error")
-            if session.editor_text:
-                _write(f"(to edit and send again) {session.editor_text}\n")
-                session.editor_text = None
     finally:
         unsubscribe()
         if installed:

@@ -46,7 +46,7 @@ from pith.app.modes.rpc._views import (
     session_totals,
     tree_json,
 )
-from pith.app.session import BUILTINS, new_session, session_dir_for, switch_session
+from pith.app.session import BUILTINS, session_dir_for
 from pith.errors import InputError
 from pith.resources import agent_dir
 from pith.session import resolve_session_arg
@@ -373,7 +373,7 @@ async def export_html(ctx: RpcContext, command: Command) -> object:
 
 async def new_session_command(ctx: RpcContext, command: Command) -> object:
     parent = optional_str(command, "parentSession")
-    started = await new_session(ctx.session)
+    started = await ctx.session.new_session()
     if started and parent is not None:
         ctx.session.store.header.parent_session = parent
     return {"cancelled": not started}
@@ -391,7 +391,7 @@ async def switch_session_command(ctx: RpcContext, command: Command) -> object:
     path = resolve_session_arg(value, listed, home, option="switch_session sessionPath")
     if not path.is_file():
         raise InputError(f"switch_session: no session file at {path}")
-    switched = await switch_session(ctx.session, path.resolve())
+    switched = await ctx.session.switch_session(path.resolve())
     return {"cancelled": not switched}
 
 
