@@ -190,6 +190,20 @@ def _bound_names(tree: ast.Module, root: str) -> set[str]:
     return names
 
 
+def _type_checking_names(tree: ast.Module) -> set[str]:
+    """Names imported inside the module's top-level `if TYPE_CHECKING:` blocks."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) in (
+            "TYPE_CHECKING",
+            "typing.TYPE_CHECKING",
+        ):
+            for inner in node.body:
+                if isinstance(inner, ast.ImportFrom):
+                    names.update(alias.asname or alias.name for alias in inner.names)
+    return names
+
+
 def all_violations(modules: Mapping[str, Module]) -> list[str]:
     """Each package's `__all__` lists exactly the public names its `__init__` defines or
     re-exports from its project. Public means no leading underscore; `__all__` itself, and the
@@ -201,6 +215,8 @@ def all_violations(modules: Mapping[str, Module]) -> list[str]:
         declared = _declared_all(module.tree)
         root = module.name.split(".")[0]
         bound = _bound_names(module.tree, root) - {"__all__"}
+        if "__getattr__" in bound:  # a lazy package: names typed under TYPE_CHECKING, and
+            bound |= _type_checking_names(module.tree)  # loaded by __getattr__ on first use
         submodules = {
             name.rsplit(".", 1)[1] for name in modules if name.startswith(module.name + ".")
         }

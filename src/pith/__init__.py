@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from pith._version import __version__
 
 if TYPE_CHECKING:
     from pith.agent import (

@@ -138,7 +138,7 @@ class _OpenAIHTTP:
     """One endpoint, one key: the `Authorization` header the SDK would send."""
 
     def __init__(self, model: Model, options: StreamOptions, timeout: float) -> None:
-        from pith import __version__
+        from pith._version import __version__
 
         headers = {
             "authorization": f"Bearer {options.api_key or 'no-key'}",

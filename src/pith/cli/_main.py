@@ -126,7 +126,7 @@ def _dispatch(args: list[str]) -> int:
         parser().print_help()
         return 0
     if args[0] in ("-V", "--version"):
-        from pith import __version__
+        from pith._version import __version__
 
         print(f"pith {__version__}")
         return 0

@@ -42,10 +42,10 @@ def run(argv: list[str]) -> int:
         agent_dir,
         load_settings,
         resolve_project_trust,
+        trust_key,
         trust_options,
         trust_requiring_resources,
     )
-    from pith.resources._trust_store import trust_key
 
     folder = os.path.abspath(options.folder or os.getcwd())
     if not os.path.isdir(folder):

@@ -17,6 +17,8 @@ from pith.resources._prompt_templates import (
     substitute_args,
 )
 from pith.resources._settings import (
+    PROJECT_SETTINGS,
+    SETTINGS_FILE,
     Settings,
     SettingsValues,
     SettingsWriteError,
@@ -56,6 +58,7 @@ from pith.resources._trust import (
     trust_question,
     trust_requiring_resources,
 )
+from pith.resources._trust_store import trust_key
 from pith.resources._types import (
     Collision,
     ContextFile,
@@ -69,6 +72,8 @@ __all__ = [
     "AGENT_DIR_ENV",
     "CONTEXT_FILE_NAMES",
     "PREAMBLE",
+    "PROJECT_SETTINGS",
+    "SETTINGS_FILE",
     "TRUST_FILE",
     "Collision",
     "ContextFile",
@@ -122,6 +127,7 @@ __all__ = [
     "resolve_project_trust",
     "strip_frontmatter",
     "substitute_args",
+    "trust_key",
     "trust_options",
     "trust_question",
     "trust_requiring_resources",

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from pith.agent import Tool
-from pith.tools._bash import BACKGROUND_NOTE, BashTool, CapturedOutput, ShellRun, run_shell
+from pith.tools._bash import (
+    BACKGROUND_NOTE,
+    BashTool,
+    CapturedOutput,
+    ShellRun,
+    find_shell,
+    run_shell,
+)
 from pith.tools._edit import EditTool
+from pith.tools._files import BINARY_SNIFF_BYTES, looks_binary
 from pith.tools._find import FindTool
 from pith.tools._grep import GrepTool
+from pith.tools._images import IMAGE_SNIFF_BYTES, detect_image_mime, process_image
 from pith.tools._ls import LsTool
 from pith.tools._output import OutputAccumulator, OutputSnapshot
 from pith.tools._output_files import (
     DEFAULT_FULL_OUTPUT_MAX_BYTES,
     create_output_file,
     sweep_output_files,
+    write_output_file,
 )
-from pith.tools._paths import resolve_to_cwd, resolve_tool_path
+from pith.tools._paths import resolve_read_path, resolve_to_cwd, resolve_tool_path
 from pith.tools._read import ReadTool
 from pith.tools._ripgrep import find_rg
 from pith.tools._truncate import (
@@ -34,14 +44,19 @@ from pith.tools._truncate import (
 from pith.tools._walk import list_files
 from pith.tools._write import WriteTool
 
+if TYPE_CHECKING:
+    from pith.agent import Tool
+
 __all__ = [
     "BACKGROUND_NOTE",
+    "BINARY_SNIFF_BYTES",
     "BUILTIN_TOOL_NAMES",
     "DEFAULT_FULL_OUTPUT_MAX_BYTES",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
     "DEFAULT_TOOL_NAMES",
     "GREP_MAX_LINE_LENGTH",
+    "IMAGE_SNIFF_BYTES",
     "BashTool",
     "CapturedOutput",
     "EditTool",
@@ -57,9 +72,14 @@ __all__ = [
     "builtin_tools",
     "count_lines",
     "create_output_file",
+    "detect_image_mime",
     "find_rg",
+    "find_shell",
     "format_size",
     "list_files",
+    "looks_binary",
+    "process_image",
+    "resolve_read_path",
     "resolve_to_cwd",
     "resolve_tool_path",
     "run_shell",
@@ -68,6 +88,7 @@ __all__ = [
     "truncate_head",
     "truncate_line",
     "truncate_tail",
+    "write_output_file",
 ]
 
 BUILTIN_TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")

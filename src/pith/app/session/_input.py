@@ -13,9 +13,14 @@ from dataclasses import dataclass, field
 
 from pith.ai import ImageContent
 from pith.errors import InputError
-from pith.tools._files import BINARY_SNIFF_BYTES, looks_binary
-from pith.tools._images import IMAGE_SNIFF_BYTES, detect_image_mime, process_image
-from pith.tools._paths import resolve_read_path
+from pith.tools import (
+    BINARY_SNIFF_BYTES,
+    IMAGE_SNIFF_BYTES,
+    detect_image_mime,
+    looks_binary,
+    process_image,
+    resolve_read_path,
+)
 
 __all__ = ["Prompts", "build_prompts", "read_piped_stdin"]
 

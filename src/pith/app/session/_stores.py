@@ -9,14 +9,15 @@ from pathlib import Path
 
 from pith.errors import InputError
 from pith.session import (
+    SessionInfo,
     SessionStore,
     default_session_dir,
     find_latest_session,
+    format_time,
     list_sessions,
     resolve_session_arg,
     short_ids,
 )
-from pith.session._discovery import SessionInfo, format_time
 
 __all__ = ["SessionChoice", "format_session_list", "open_store", "session_dir_for"]
 

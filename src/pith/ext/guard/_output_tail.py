@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from pith.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncate_tail
+from pith.tools import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncate_tail
 
 __all__ = ["OutputTail", "count_newlines", "read_tail"]
 

@@ -28,9 +28,16 @@ from pith.ext.guard._arguments import normalize_arguments
 from pith.ext.guard._output_tail import count_newlines, read_tail
 from pith.ext.guard._plan import GuardPlan, plan_command
 from pith.ext.guard._project import apply_views
-from pith.tools._bash import BACKGROUND_NOTE, BashTool, CapturedOutput, find_shell
-from pith.tools._output_files import DEFAULT_FULL_OUTPUT_MAX_BYTES, write_output_file
-from pith.tools._truncate import DEFAULT_MAX_BYTES, format_size
+from pith.tools import (
+    BACKGROUND_NOTE,
+    DEFAULT_FULL_OUTPUT_MAX_BYTES,
+    DEFAULT_MAX_BYTES,
+    BashTool,
+    CapturedOutput,
+    find_shell,
+    format_size,
+    write_output_file,
+)
 
 __all__ = ["CONTRACT_VERSION", "LOG_PREFIX", "GuardSettings", "GuardedTool"]
 

@@ -66,9 +66,8 @@ _COMPONENT_AREAS: tuple[tuple[tuple[str, ...], str, bool], ...] = (
 def pith_package_dir() -> str:
     """The folder pith's own code is installed in (resolved; looked up once per process, as
     every tool call asks)."""
-    import pith
-
-    return os.path.realpath(os.path.dirname(pith.__file__))
+    here = os.path.dirname(os.path.abspath(__file__))  # <package>/ext/permissions
+    return os.path.realpath(os.path.dirname(os.path.dirname(here)))
 
 
 def _components(absolute: str) -> list[str]:

@@ -38,7 +38,7 @@ from pith.ext.permissions._rules import Rule, Ruleset
 from pith.ext.permissions._watch import ControlWatch
 from pith.extensions import ExtensionAPI, ExtensionContext, InputResult, ToolCallDecision
 from pith.extensions.events import BeforeAgentStart, Input, ToolCallEvent, ToolResultEvent
-from pith.resources._settings import PROJECT_SETTINGS, SETTINGS_FILE, SettingsWriteError
+from pith.resources import PROJECT_SETTINGS, SETTINGS_FILE, SettingsWriteError
 
 __all__ = ["Permissions", "describe_decision", "register"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pith.resources._settings import SettingsWriteError, edit_settings_file
+from pith.resources import SettingsWriteError, edit_settings_file
 
 __all__ = ["add_allow_rule"]
 

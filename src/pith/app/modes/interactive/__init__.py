@@ -21,6 +21,7 @@ __all__ = [
     "choose_one",
     "is_plain_terminal",
     "run_interactive",
+    "run_plain",
 ]
 
 

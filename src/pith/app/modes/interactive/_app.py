@@ -358,7 +358,7 @@ class InteractiveApp:
                 self.refresh()
 
     def welcome(self) -> None:
-        from pith import __version__
+        from pith._version import __version__
 
         store = self.session.store
         where = str(store.path) if store.path is not None else "not saved (--no-session)"
