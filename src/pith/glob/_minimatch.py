@@ -75,8 +75,32 @@ def _bracket(segment: str, start: int) -> tuple[str, int]:
     negated = body[:1] in ("!", "^")
     if negated:
         body = body[1:]
-    members = "".join("\\" + c if c in "\\]" else c for c in body)
+    members = _class_members(body)
+    if not members:  # every member was a reversed range: the class matches no character
+        return ("[^/]" if negated else "(?!)"), close + 1
     return (f"[^/{members}]" if negated else f"[{members}]"), close + 1
+
+
+def _class_members(body: str) -> str:
+    """A class body as regex class members, reversed ranges (`z-a`) left out: such a range
+    names no character, so it matches nothing instead of making the pattern an error."""
+    atoms = list(body)  # a backslash inside a class is a literal character here
+    out: list[str] = []
+    index = 0
+    while index < len(atoms):
+        if index + 2 < len(atoms) and atoms[index + 1] == "-":
+            low, high = atoms[index], atoms[index + 2]
+            if low <= high:
+                out.append(f"{_member(low)}-{_member(high)}")
+            index += 3
+            continue
+        out.append(_member(atoms[index]))
+        index += 1
+    return "".join(out)
+
+
+def _member(char: str) -> str:
+    return "\\" + char if char in "\\]" else char
 
 
 def _class_end(segment: str, start: int) -> int:
