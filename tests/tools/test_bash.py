@@ -101,8 +101,10 @@ def test_timeout_kills_the_whole_process_group(run_tool: RunTool, tmp_path: Path
 
 
 def test_background_writer_after_shell_exit_is_reported_at_timeout(run_tool: RunTool) -> None:
-    command = "(for i in $(seq 1 100); do echo tick; sleep 0.02; done) & exit 4"
-    result = run_tool("bash", command=command, timeout=0.4)
+    # The shell exits at once; the writer outlives a timeout that leaves a slow machine ample
+    # time to start the shell (the writer stops by itself after about a minute).
+    command = "(for i in $(seq 1 3000); do echo tick; sleep 0.02; done) & exit 4"
+    result = run_tool("bash", command=command, timeout=5)
     assert result.is_error
     assert "The shell exited with code 4 after" in result.text()
     assert "kept writing output until the timeout." in result.text()
