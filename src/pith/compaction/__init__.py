@@ -101,6 +101,7 @@ from pith.compaction.tokens import (
     estimate_context_tokens,
     estimate_text_tokens,
     estimate_tokens,
+    estimate_tool_tokens,
     estimate_total,
     usage_tokens,
 )
@@ -155,6 +156,7 @@ __all__ = [
     "estimate_projected_context_tokens",
     "estimate_text_tokens",
     "estimate_tokens",
+    "estimate_tool_tokens",
     "estimate_total",
     "extract_file_ops",
     "file_lists_from_details",

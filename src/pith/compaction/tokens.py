@@ -6,6 +6,7 @@ same messages; an image counts as 4800 characters.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 
@@ -22,6 +23,7 @@ from pith.ai import (
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    ToolSpec,
     UserMessage,
     js_length,
     js_stringify,
@@ -33,6 +35,7 @@ __all__ = [
     "estimate_context_tokens",
     "estimate_text_tokens",
     "estimate_tokens",
+    "estimate_tool_tokens",
     "estimate_total",
     "usage_tokens",
 ]
@@ -88,6 +91,13 @@ def estimate_tokens(message: AgentMessage) -> int:
 def estimate_text_tokens(text: str) -> int:
     """Estimated tokens of plain text (a system prompt, a tool schema)."""
     return math.ceil(js_length(text) / 4)
+
+
+def estimate_tool_tokens(tool: ToolSpec) -> int:
+    """Estimated tokens of one tool definition: its name, description and parameter schema
+    as one JSON object, the figure `pith context` shows per tool."""
+    definition = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    return estimate_text_tokens(json.dumps(definition))
 
 
 def estimate_total(messages: Sequence[AgentMessage]) -> int:

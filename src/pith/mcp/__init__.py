@@ -5,6 +5,7 @@ connection manager and the result conversion live beside them; the built-in exte
 `pith.ext.mcp` puts the tools in front of the model, and `pith mcp` manages the files.
 """
 
+from pith.mcp._definitions import clean_input_schema, tool_definition, tool_spec
 from pith.mcp._naming import (
     MAX_TOOL_NAME_LENGTH,
     server_namespace,
@@ -61,12 +62,15 @@ __all__ = [
     "ServerStatus",
     "ToolIndex",
     "Transport",
+    "clean_input_schema",
     "rank_tools",
     "search_limit",
     "search_result_text",
     "search_terms",
     "server_namespace",
     "server_summary",
+    "tool_definition",
     "tool_name",
     "tool_names",
+    "tool_spec",
 ]

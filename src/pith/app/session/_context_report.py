@@ -34,7 +34,12 @@ from pith.ai import (
     to_builtins,
 )
 from pith.app.session._system_prompt import PromptSection
-from pith.compaction import ResolvedCompactionSettings, estimate_text_tokens, estimate_tokens
+from pith.compaction import (
+    ResolvedCompactionSettings,
+    estimate_text_tokens,
+    estimate_tokens,
+    estimate_tool_tokens,
+)
 from pith.session import CompactionEntry, SessionEntry, SessionStore
 
 __all__ = ["ContextReport", "build_report", "render_report", "report_to_json"]
@@ -179,14 +184,7 @@ def build_report(
 ) -> ContextReport:
     """The report on `context`; `history` is the agent's messages before the context hooks
     ran, to list the tool results they replaced. `fresh`: `session` is a new one, not saved."""
-    tool_tokens = {
-        tool.name: estimate_text_tokens(
-            json.dumps(
-                {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
-            )
-        )
-        for tool in context.tools
-    }
+    tool_tokens = {tool.name: estimate_tool_tokens(tool) for tool in context.tools}
     report = ContextReport(
         model=model,
         session=session,
