@@ -4,12 +4,13 @@ definition tests and bench/mcp_context.py)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from mcp.client.stdio import stdio_client
 
@@ -31,8 +32,17 @@ def python_script(name: str) -> str | None:
 
 async def _list(command: str, args: Sequence[str], cwd: Path | None) -> ServerTools:
     parameters = StdioServerParameters(command=command, args=list(args), cwd=cwd)
+    # The servers' own start-up chatter on stderr is not the caller's output.
+    quiet = open(os.devnull, "w")  # noqa: ASYNC230, SIM115 (closed below; /dev/null never blocks)
+    try:
+        return await _session(parameters, quiet)
+    finally:
+        quiet.close()
+
+
+async def _session(parameters: StdioServerParameters, errlog: TextIO) -> ServerTools:
     async with (
-        stdio_client(parameters) as (read, write),
+        stdio_client(parameters, errlog=errlog) as (read, write),
         ClientSession(read, write) as session,
     ):
         started = await session.initialize()
