@@ -11,6 +11,7 @@ from pith.mcp._config import (
     entry_problem,
     load_mcp_config,
     project_mcp_path,
+    read_mcp_file,
     user_mcp_path,
 )
 from pith.mcp._config_edit import McpFileError, add_server, remove_server, set_server_fields
@@ -56,6 +57,7 @@ __all__ = [
     "entry_problem",
     "load_mcp_config",
     "project_mcp_path",
+    "read_mcp_file",
     "remove_server",
     "server_namespace",
     "server_summary",
