@@ -41,6 +41,7 @@ def test_the_docs_with_shell_examples_have_runnable_snippets() -> None:
             "export",
             "extensions",
             "guard",
+            "mcp",
             "permissions",
             "providers",
             "pruning",

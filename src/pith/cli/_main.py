@@ -15,6 +15,7 @@ _SUBCOMMANDS: dict[str, str] = {
     "trust": "see or decide whether pith trusts this project's .pith/ resources",
     "permissions": "see what the permission rules decide for a tool call (check, show)",
     "guard": "see how the tool guard would run a bash command (plan)",
+    "mcp": "add, remove and list MCP servers in mcp.json",
 }
 
 _USAGE = """\
@@ -160,6 +161,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._permissions_command import run as run_permissions
 
         return run_permissions
+    if name == "mcp":
+        from pith.cli._mcp_command import run as run_mcp
+
+        return run_mcp
     if name == "guard":
         from pith.cli._guard_command import run as run_guard
 

@@ -88,6 +88,9 @@ class ServerConfig:
     description: str | None = None
     exposure: Exposure = DEFAULT_EXPOSURE
     tool_exposure: tuple[tuple[str, Exposure], ...] = ()
+    override: Path | None = None
+    """The project `mcp.json` whose entry changed only `enabled`, `exposure` or `toolExposure`
+    of this user-level server (None: no such entry)."""
 
 
 @dataclass(frozen=True)

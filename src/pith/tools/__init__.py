@@ -14,7 +14,7 @@ from pith.tools._bash import (
     run_shell,
 )
 from pith.tools._edit import EditTool
-from pith.tools._files import BINARY_SNIFF_BYTES, looks_binary
+from pith.tools._files import BINARY_SNIFF_BYTES, looks_binary, write_atomically
 from pith.tools._find import FindTool
 from pith.tools._grep import GrepTool
 from pith.tools._images import IMAGE_SNIFF_BYTES, detect_image_mime, process_image
@@ -88,6 +88,7 @@ __all__ = [
     "truncate_head",
     "truncate_line",
     "truncate_tail",
+    "write_atomically",
     "write_output_file",
 ]
 
