@@ -35,6 +35,7 @@ parser.add_argument("--marks", default=None)
 parser.add_argument("--port-file", default=None)
 options = parser.parse_args()
 marks = Path(options.marks) if options.marks else None
+WIRE = os.dup(1)
 
 
 def mark(name: str, text: str) -> None:
@@ -163,7 +164,8 @@ async def grow(ctx: Context) -> str:
 
 @server.tool(description="Write a line that is not JSON-RPC on stdout, then answer.")
 def scribble() -> str:
-    os.write(1, b"this is not json\n")
+    # The SDK's server moves its protocol off fd 1; a copy made before it did still reaches pith.
+    os.write(WIRE, b"this is not json\n")
     return "scribbled"
 
 
