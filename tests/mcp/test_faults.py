@@ -186,3 +186,42 @@ def test_a_thousand_calls_leak_no_file_descriptors(tmp_path: Path) -> None:
         assert after <= before + 2
 
     with_manager([toolbox()], tmp_path, body)
+
+
+EXIT_WITHOUT_CLOSE = """
+import asyncio, sys
+from pathlib import Path
+from pith.mcp._manager import McpManager
+from tests.mcp.helpers import toolbox
+
+async def main():
+    marks = sys.argv[1]
+    servers = {"box": toolbox("box", "--marks", marks)}
+    manager = McpManager(servers, agent_dir=Path(marks), cwd=Path.cwd())
+    manager.start()
+    await manager.wait_for(None, 60)
+    child = (await manager.call_tool("mcp__box__spawn_child", {})).text()
+    server = manager._connections["box"]._stdio.pid
+    print(server, child, flush=True)
+
+loop = asyncio.new_event_loop()
+loop.run_until_complete(main())
+# No close(), no loop shutdown: only the exit-time safety net is left to stop the server.
+"""
+
+
+def test_no_server_outlives_a_pith_that_never_closed(tmp_path: Path) -> None:
+    import subprocess
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_WITHOUT_CLOSE, str(marks)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    server, child = (int(pid) for pid in done.stdout.split())
+    assert asyncio.run(until(lambda: process_gone(server) and process_gone(child)))
