@@ -184,9 +184,10 @@ def cap_content(content: list[Content], details: dict[str, Any]) -> list[Content
     if saved is not None:
         path, _ = saved
         details["fullOutputPath"] = path
+        lines = combined.count("\n") + 1
         where = (
-            f"[Output cut: {len(combined)} characters, {combined.count(chr(10)) + 1} lines in all. "
-            f"Full output: {path} — read it with the read tool, using offset and limit]"
+            f"[Output cut: {len(combined)} characters, {lines} line{'s' if lines != 1 else ''} in "
+            f"all. Full output: {path} — read it with the read tool, using offset and limit]"
         )
     else:
         where = (
