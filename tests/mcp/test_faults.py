@@ -225,3 +225,30 @@ def test_no_server_outlives_a_pith_that_never_closed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     server, child = (int(pid) for pid in done.stdout.split())
     assert asyncio.run(until(lambda: process_gone(server) and process_gone(child)))
+
+
+def _raw() -> ServerConfig:
+    script = Path(__file__).parent / "servers" / "raw.py"
+    return ServerConfig(
+        name="raw", transport="stdio", source=None, command=sys.executable, args=(str(script),)
+    )
+
+
+def test_every_page_of_tools_is_listed(tmp_path: Path) -> None:
+    async def body(manager: McpManager) -> None:
+        assert [tool.name for tool in manager.tools()] == ["first", "second", "bad"]
+        assert (await manager.call_tool("mcp__raw__second", {})).text() == "second"
+
+    with_manager([_raw()], tmp_path, body)
+
+
+def test_an_answer_that_is_not_a_valid_result_is_an_error_result(tmp_path: Path) -> None:
+    async def body(manager: McpManager) -> None:
+        result = await manager.call_tool("mcp__raw__bad", {})
+        assert result.is_error
+        assert "'raw'" in result.text()
+        assert "tools/call" in result.text()
+        assert "\n" not in result.text()
+        assert (await manager.call_tool("mcp__raw__first", {})).text() == "first"
+
+    with_manager([_raw()], tmp_path, body)
