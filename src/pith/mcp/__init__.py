@@ -5,7 +5,16 @@ The shared shapes (`_types`), tool naming (`_naming`), reading and checking `mcp
 changing one server of a file (`_config_edit`). The configuration reader, the
 connection manager and the result conversion live beside them; the built-in extension
 `pith.ext.mcp` puts the tools in front of the model, and `pith mcp` manages the files.
+
+The connection manager and result conversion import the MCP SDK, which takes a noticeable
+part of a second to load; their names (`McpManager`, `McpCallResult`, `MAX_TEXT_BYTES`,
+`RESOURCE_TOOL`) load on first use, so a session without servers never pays for it.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from pith.mcp._config import (
     entry_problem,
@@ -17,6 +26,15 @@ from pith.mcp._config import (
 from pith.mcp._config_edit import McpFileError, add_server, remove_server, set_server_fields
 from pith.mcp._definitions import clean_input_schema, tool_definition, tool_spec
 from pith.mcp._exposure import tool_exposure
+from pith.mcp._listings import (
+    McpPrompt,
+    McpPromptMessage,
+    McpPromptResult,
+    McpResource,
+    McpResourceTemplate,
+    PromptArgument,
+    ResourcePage,
+)
 from pith.mcp._naming import (
     MAX_TOOL_NAME_LENGTH,
     server_namespace,
@@ -52,22 +70,44 @@ from pith.mcp._types import (
     Transport,
 )
 
+if TYPE_CHECKING:
+    from pith.mcp._manager import McpManager
+    from pith.mcp._results import MAX_TEXT_BYTES, RESOURCE_TOOL, McpCallResult
+
+_LAZY = {
+    "McpManager": "pith.mcp._manager",
+    "McpCallResult": "pith.mcp._results",
+    "MAX_TEXT_BYTES": "pith.mcp._results",
+    "RESOURCE_TOOL": "pith.mcp._results",
+}
+
 __all__ = [
     "DEFAULT_EXPOSURE",
     "DEFAULT_SEARCH_LIMIT",
     "DEFAULT_TIMEOUT",
     "EXPOSURES",
     "MAX_SEARCH_LIMIT",
+    "MAX_TEXT_BYTES",
     "MAX_TOOL_NAME_LENGTH",
+    "RESOURCE_TOOL",
     "TOOL_SEARCH_DESCRIPTION",
     "TOOL_SEARCH_NAME",
     "TOOL_SEARCH_PARAMETERS",
     "ConfigProblem",
     "Exposure",
+    "McpCallResult",
     "McpConfig",
     "McpFileError",
+    "McpManager",
+    "McpPrompt",
+    "McpPromptMessage",
+    "McpPromptResult",
+    "McpResource",
+    "McpResourceTemplate",
     "McpTool",
     "OAuthConfig",
+    "PromptArgument",
+    "ResourcePage",
     "SearchHit",
     "ServerConfig",
     "ServerState",
@@ -95,3 +135,16 @@ __all__ = [
     "tool_spec",
     "user_mcp_path",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pith.mcp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
