@@ -349,3 +349,42 @@ def test_no_path_no_outside_question(project: Path) -> None:
     assert (
         judge({}, "mcp__time__get_current_time", project, timezone="Europe/Paris").state == "allow"
     )
+
+
+# --- the cookbook entries of docs/permissions.md --------------------------------------------
+
+
+def test_cookbook_allow_one_server_entirely(project: Path) -> None:
+    section = {"mcp": {"*": "ask", "github": "allow"}}
+    assert judge(section, "mcp__github__create_issue", project, title="x").state == "allow"
+    assert judge(section, "mcp__jira__create_issue", project, title="x").state == "ask"
+    # The path rules still speak for its path arguments.
+    decision = judge(section, "mcp__github__push_files", project, files=[{"path": "/etc/x"}])
+    assert decision.state == "ask"
+
+
+def test_cookbook_ask_before_destructive_tools() -> None:
+    section = {
+        "mcp": {
+            "git": "ask",
+            "git:git_status": "allow",
+            "git:git_diff*": "allow",
+            "git:git_log": "allow",
+            "git:git_show": "allow",
+        }
+    }
+    for tool in ("git_status", "git_diff_staged", "git_log", "git_show"):
+        assert state(section, f"mcp__git__{tool}") == "allow", tool
+    for tool in ("git_commit", "git_reset", "git_checkout", "git_add"):
+        assert state(section, f"mcp__git__{tool}") == "ask", tool
+    section = {
+        "mcp": {
+            "git": "allow",
+            "git:git_commit": "ask",
+            "git:git_reset": "ask",
+            "git:git_push*": "deny",
+        }
+    }
+    assert state(section, "mcp__git__git_status") == "allow"
+    assert state(section, "mcp__git__git_reset") == "ask"
+    assert state(section, "mcp__git__git_push_tags") == "deny"
