@@ -21,10 +21,16 @@ from collections.abc import Mapping
 
 import msgspec
 
-from pith.ai import UNSET, AssistantMessage, ToolCall, to_builtins
+from pith.ai import AssistantMessage, ToolCall
 from pith.ext.guard._arguments import Rename, normalize_declared_arguments
 from pith.ext.guard._names import repair_notice, repair_tool_name
-from pith.ext.guard._tools import CONTRACT_VERSION, GuardedTool, GuardSettings
+from pith.ext.guard._tools import (
+    CONTRACT_VERSION,
+    GuardedTool,
+    GuardSettings,
+    details_with,
+    rename_records,
+)
 from pith.extensions import ExtensionAPI, ExtensionContext, MessageEndResult
 from pith.extensions.events import MessageEnd, ToolResultEvent, ToolResultPatch
 
@@ -136,13 +142,10 @@ class _Guard:
         renames = self.renames.pop(event.tool_call_id, None)
         if not renames:
             return None
-        guard = {"version": CONTRACT_VERSION, "renames": [to_builtins(r) for r in renames]}
-        details = event.details
-        if isinstance(details, Mapping):
-            return ToolResultPatch(details={**details, "guard": guard})
-        if details is UNSET or details is None:
-            return ToolResultPatch(details={"guard": guard})
-        return None  # a tool's own structured details: leave them alone
+        guard = {"version": CONTRACT_VERSION, "renames": rename_records(renames)}
+        details = details_with(event.details, guard)
+        # A tool's own structured details (not a mapping) are left alone.
+        return None if details is event.details else ToolResultPatch(details=details)
 
 
 def register(api: ExtensionAPI) -> None:
