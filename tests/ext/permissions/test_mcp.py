@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pith.ext.permissions import (
     Decision,
@@ -19,6 +21,7 @@ from pith.ext.permissions import (
     decide,
     describe_decision,
 )
+from pith.ext.permissions._path_arguments import path_arguments
 
 HOME = "/home/ann"
 
@@ -388,3 +391,54 @@ def test_cookbook_ask_before_destructive_tools() -> None:
     assert state(section, "mcp__git__git_status") == "allow"
     assert state(section, "mcp__git__git_reset") == "ask"
     assert state(section, "mcp__git__git_push_tags") == "deny"
+
+
+# --- the argument reader on its own ---------------------------------------------------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["path", "paths", "query", "x", "cwd", "uri"]), inner, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+def strings_in(value: object) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(strings_in(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(strings_in(v) for v in value))
+    return set()
+
+
+@given(st.dictionaries(st.sampled_from(["path", "files", "q", "root"]), JSON, max_size=4))
+def test_the_reader_takes_only_strings_it_was_given(arguments: dict[str, object]) -> None:
+    found, too_many = path_arguments(arguments, declared=None, exists=lambda _: False)
+    assert not too_many
+    assert {item.value for item in found} <= strings_in(arguments)
+    assert all(item.value.strip() for item in found)
+
+
+@pytest.mark.parametrize(
+    ("name", "counts"),
+    [
+        ("filePaths", True),
+        ("outputDirs", True),
+        ("workingDirectory", True),
+        ("sourceFiles", True),
+        ("file-name", True),
+        ("profile", False),
+        ("pathological", False),
+        ("directive", False),
+        ("query", False),
+    ],
+)
+def test_names_in_any_case(name: str, counts: bool) -> None:
+    found, _ = path_arguments({name: "/etc/x"}, declared=None, exists=lambda _: False)
+    assert bool(found) is counts

@@ -3,9 +3,10 @@
 pith's own file tools name their file `path`; other tools name it as they like. An argument is
 taken as a path by its **name** — compared in snake case, so `filePath` is `file_path`:
 
-- `path`, `file`, `filename`, `filepath`, `file_path`, `repo_path`, `directory`, `dir`, `cwd`,
-  `folder`, and any name ending in `_path`, `_file`, `_filename`, `_dir`, `_directory` or
-  `_folder` — and their plurals (`paths`, `files`, `dirs`, `directories`, `file_paths`, …);
+- `path`, `file`, `filename`, `file_name`, `filepath`, `file_path`, `repo_path`, `directory`,
+  `dir`, `cwd`, `folder`, and any name ending in `_path`, `_file`, `_filename`, `_file_name`,
+  `_dir`, `_directory` or `_folder` — and their plurals (`paths`, `files`, `dirs`,
+  `directories`, `file_paths`, …);
 - `root`, `target`, `source`, `destination`, `src`, `dest` (and plurals) only when the value
   looks like a path: it starts with `/`, `.` or `~`, holds a `/` and no white space, is a
   `file:` URI, or names a file or folder that exists (so `target: "production"` and
@@ -33,8 +34,10 @@ MAX_PATH_ARGUMENTS = 256
 _MAX_DEPTH = MAX_ARGUMENT_DEPTH
 _MAX_PATH_LENGTH = 4096
 
-_PLAIN = frozenset({"path", "file", "filename", "filepath", "directory", "dir", "cwd", "folder"})
-_SUFFIXES = ("_path", "_file", "_filename", "_dir", "_directory", "_folder")
+_PLAIN = frozenset(
+    {"path", "file", "filename", "file_name", "filepath", "directory", "dir", "cwd", "folder"}
+)
+_SUFFIXES = ("_path", "_file", "_filename", "_file_name", "_dir", "_directory", "_folder")
 _LOOSE = frozenset({"root", "target", "source", "destination", "src", "dest"})
 _URI = frozenset({"uri", "url"})
 _URI_SUFFIXES = ("_uri", "_url")
