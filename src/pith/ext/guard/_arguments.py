@@ -22,6 +22,10 @@ normalized arguments with the list of `Rename`s it made. It runs *before* the to
   schema check to report.
 
 Anything that is not a JSON object, and any tool not in `_TABLES`, is returned as is.
+
+`normalize_declared_arguments(arguments, declared)` is the same for a tool pith does not know
+(an MCP tool), by its schema: a short table (`_DECLARED`: `path`, `content`), each alias
+renamed only when the schema declares the canonical key and not the alias.
 """
 
 from __future__ import annotations
@@ -29,12 +33,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Literal
 
 import msgspec
 
-__all__ = ["Rename", "RenameKind", "normalize_arguments"]
+__all__ = ["Rename", "RenameKind", "normalize_arguments", "normalize_declared_arguments"]
 
 RenameKind = Literal["renamed", "ignored", "converted"]
 
@@ -140,6 +144,14 @@ _TABLES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "ls": {"path": _PATH + _DIRECTORY},
 }
 
+# For a tool pith does not know (an MCP tool), only the aliases that cannot mean anything else
+# once the schema names the canonical key: `target` may be where a move goes, `data` or `code`
+# may be arguments of their own, so they stay as they are.
+_DECLARED: Mapping[str, tuple[str, ...]] = {
+    "path": tuple(a for a in _PATH if a != "target") + _DIRECTORY,
+    "content": ("text", "contents", "fileContent", "file_content"),
+}
+
 _ALIASES = {tool: _Aliases(table) for tool, table in _TABLES.items()}
 _EDIT_ITEM_ALIASES = _Aliases(_EDIT_ITEM)
 
@@ -173,6 +185,30 @@ def normalize_arguments(tool: str, arguments: object) -> tuple[object, tuple[Ren
                     shown = json.dumps(normalized[key])
                     normalized = {**normalized, key: number}
                     renames.append(Rename(key, key, "converted", f"{shown} → {number}"))
+    if not renames:
+        return arguments, ()
+    return normalized, tuple(renames)
+
+
+def normalize_declared_arguments(
+    arguments: object, declared: Collection[str]
+) -> tuple[object, tuple[Rename, ...]]:
+    """`arguments` for a tool whose schema declares the top-level names `declared` (an MCP
+    tool): an alias is renamed only to a canonical key the schema declares, and only when the
+    schema does not declare the alias itself (`file_path` → `path` for a tool with `path`;
+    nothing for a tool that takes `file_path`). Same contract as `normalize_arguments`."""
+    if not isinstance(arguments, dict):
+        return arguments, ()
+    table = {
+        key: tuple(alias for alias in aliases if alias not in declared)
+        for key, aliases in _DECLARED.items()
+        if key in declared
+    }
+    table = {key: aliases for key, aliases in table.items() if aliases}
+    if not table:
+        return arguments, ()
+    renames: list[Rename] = []
+    normalized = _rename_keys(arguments, _Aliases(table), "", renames)
     if not renames:
         return arguments, ()
     return normalized, tuple(renames)

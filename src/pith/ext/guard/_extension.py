@@ -6,6 +6,10 @@
 - `message_end`: **tool-name repair** — a tool call whose name is not among the tools the
   model was given is renamed to the one it meant, when that is unambiguous (`_names.py`); the
   user is told. Otherwise the call fails as usual, with the list of the declared tools.
+  Then, for an MCP tool (`mcp__…`), the argument aliases its schema allows
+  (`normalize_declared_arguments`): MCP tools come and go while the session runs, so they
+  are repaired in the message rather than wrapped; `tool_result` reports the renames in
+  `details.guard` as the wrapped tools do.
 
 Settings (`guard` in settings.json): `enabled` (true), `stripPipelines` (true),
 `repairToolNames` (true), `fastThresholdMs` (10000).
@@ -18,14 +22,22 @@ from collections.abc import Mapping
 import msgspec
 
 from pith.ai import AssistantMessage, ToolCall
+from pith.ext.guard._arguments import Rename, normalize_declared_arguments
 from pith.ext.guard._names import repair_notice, repair_tool_name
-from pith.ext.guard._tools import GuardedTool, GuardSettings
+from pith.ext.guard._tools import (
+    CONTRACT_VERSION,
+    GuardedTool,
+    GuardSettings,
+    details_with,
+    rename_records,
+)
 from pith.extensions import ExtensionAPI, ExtensionContext, MessageEndResult
-from pith.extensions.events import MessageEnd
+from pith.extensions.events import MessageEnd, ToolResultEvent, ToolResultPatch
 
 __all__ = ["GUARDED_TOOLS", "read_settings", "register"]
 
 GUARDED_TOOLS = ("read", "write", "edit", "grep", "find", "ls", "bash")
+MCP_PREFIX = "mcp__"
 
 _KEYS: dict[str, tuple[str, type]] = {
     "enabled": ("enabled", bool),
@@ -64,6 +76,8 @@ class _Guard:
         self.api = api
         self.settings = GuardSettings()
         self.ctx: ExtensionContext | None = None
+        self.renames: dict[str, tuple[Rename, ...]] = {}
+        """Argument renames made in a message, by tool call id, until the call's result."""
 
     def notify(self, message: str) -> None:
         if self.ctx is not None:
@@ -84,25 +98,54 @@ class _Guard:
 
     def on_message_end(self, event: MessageEnd, ctx: ExtensionContext) -> MessageEndResult | None:
         message = event.message
-        if not isinstance(message, AssistantMessage):
+        if not isinstance(message, AssistantMessage) or not self.settings.enabled:
             return None
-        if not (self.settings.enabled and self.settings.repair_tool_names):
-            return None
+        self.renames.clear()  # the calls of the previous message have all had their results
         declared = self.api.get_active_tools()
         changed = False
         content = list(message.content)
         for index, block in enumerate(content):
-            if not isinstance(block, ToolCall) or block.name in declared:
+            if not isinstance(block, ToolCall):
                 continue
-            target = repair_tool_name(block.name, declared)
-            if target is None:
-                continue
-            content[index] = msgspec.structs.replace(block, name=target)
-            ctx.ui.notify(repair_notice(block.name, target))
-            changed = True
+            repaired = block
+            if self.settings.repair_tool_names and block.name not in declared:
+                target = repair_tool_name(block.name, declared)
+                if target is not None:
+                    repaired = msgspec.structs.replace(block, name=target)
+                    ctx.ui.notify(repair_notice(block.name, target))
+            repaired = self._declared_aliases(repaired)
+            if repaired is not block:
+                content[index] = repaired
+                changed = True
         if not changed:
             return None
         return MessageEndResult(msgspec.structs.replace(message, content=content))
+
+    def _declared_aliases(self, call: ToolCall) -> ToolCall:
+        """`call` with the argument aliases its MCP tool's schema allows renamed (the renames
+        are reported in the result's `details.guard` when it comes)."""
+        if not call.name.startswith(MCP_PREFIX):
+            return call
+        tool = self.api.get_tool(call.name)
+        properties = tool.parameters.get("properties") if tool is not None else None
+        if not isinstance(properties, Mapping):
+            return call
+        arguments, renames = normalize_declared_arguments(call.arguments, properties.keys())
+        if not renames or not isinstance(arguments, dict):
+            return call
+        self.renames[call.id] = renames
+        return msgspec.structs.replace(call, arguments=arguments)
+
+    def on_tool_result(
+        self, event: ToolResultEvent, ctx: ExtensionContext
+    ) -> ToolResultPatch | None:
+        renames = self.renames.pop(event.tool_call_id, None)
+        if not renames:
+            return None
+        guard = {"version": CONTRACT_VERSION, "renames": rename_records(renames)}
+        details = details_with(event.details, guard)
+        # A tool's own structured details (not a mapping) are left alone.
+        return None if details is event.details else ToolResultPatch(details=details)
 
 
 def register(api: ExtensionAPI) -> None:
@@ -110,3 +153,4 @@ def register(api: ExtensionAPI) -> None:
     guard = _Guard(api)
     api.on("session_start", guard.on_start)
     api.on("message_end", guard.on_message_end)
+    api.on("tool_result", guard.on_tool_result)

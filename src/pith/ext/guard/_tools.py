@@ -39,7 +39,14 @@ from pith.tools import (
     write_output_file,
 )
 
-__all__ = ["CONTRACT_VERSION", "LOG_PREFIX", "GuardSettings", "GuardedTool"]
+__all__ = [
+    "CONTRACT_VERSION",
+    "LOG_PREFIX",
+    "GuardSettings",
+    "GuardedTool",
+    "details_with",
+    "rename_records",
+]
 
 CONTRACT_VERSION = 1
 LOG_PREFIX = "pith-guard"
@@ -60,7 +67,7 @@ class GuardSettings:
     fast_threshold_ms: int = 10_000
 
 
-def _details_with(details: object, guard: dict[str, object]) -> object:
+def details_with(details: object, guard: dict[str, object]) -> object:
     if isinstance(details, Mapping):
         return {**details, "guard": guard}
     if details is UNSET or details is None:
@@ -68,7 +75,7 @@ def _details_with(details: object, guard: dict[str, object]) -> object:
     return details  # a tool's own structured details: leave them alone
 
 
-def _rename_records(renames: tuple[object, ...]) -> list[object]:
+def rename_records(renames: tuple[object, ...]) -> list[object]:
     return [to_builtins(rename) for rename in renames]
 
 
@@ -139,8 +146,8 @@ class GuardedTool:
                     return guarded
         result = await self.inner.execute(call_id, args, signal, on_update)
         if renames:
-            guard = {"version": CONTRACT_VERSION, "renames": _rename_records(renames)}
-            result.details = _details_with(result.details, guard)
+            guard = {"version": CONTRACT_VERSION, "renames": rename_records(renames)}
+            result.details = details_with(result.details, guard)
         return result
 
     # --- bash -----------------------------------------------------------------------------------
@@ -228,7 +235,7 @@ class GuardedTool:
             "removedPipeline": plan.pipeline,
         }
         if renames:
-            guard["renames"] = _rename_records(renames)
+            guard["renames"] = rename_records(renames)
         return guard
 
     async def _projected(

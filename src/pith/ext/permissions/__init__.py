@@ -3,8 +3,9 @@
 Configured in the `permission` section of settings.json (docs/permissions.md). Built from
 pure policy modules — `pith.glob`'s wildcard (pattern languages), `_paths` (path forms), `_rules`
 (last-match-wins per surface), `_config` (layers and their merge), `_bash` (what a command
-runs and touches), `_gates` (the decision), `_suggest` (patterns to approve) — and
-`_extension`, which wires them to pith's events.
+runs and touches), `_mcp` (MCP tool names and the `mcp` surface), `_path_arguments` (the paths
+in an MCP or extension tool's arguments), `_gates` (the decision), `_suggest` (patterns to
+approve) — and `_extension`, which wires them to pith's events.
 """
 
 from pith.ext.permissions._config import (

@@ -62,6 +62,8 @@ def _what(finding: Finding) -> str:
         return f"another identical {finding.surface} call"
     if finding.surface in ("path", "external_directory") or finding.gate == "bash_path":
         return f"the path {finding.value!r}"
+    if finding.surface == "mcp" and finding.gate == "tool":
+        return f"the MCP tool {finding.value!r}"
     if finding.value == "*":
         return f"the tool {finding.surface!r}"
     return f"{finding.surface} {finding.value!r}"
@@ -178,11 +180,14 @@ class Permissions:
         guard."""
         assert self.rules is not None
         situation = self.situation(cwd)
-        decision = decide(self.rules, tool, arguments, situation)
+        known = self.api.get_tool(tool)
+        schema = getattr(known, "parameters", None)
+        parameters = schema if isinstance(schema, Mapping) else None
+        decision = decide(self.rules, tool, arguments, situation, parameters=parameters)
         if decision.state == "ask" and self.session_rules:
             # Approvals only ever turn an ask into an allow: nothing here was denied.
             approved = Ruleset([*self.rules.rules, *self.session_rules], self.rules.home)
-            decision = decide(approved, tool, arguments, situation)
+            decision = decide(approved, tool, arguments, situation, parameters=parameters)
         loop = self._loop(tool, arguments)
         if loop is not None and decision.state == "allow":
             return Decision("ask", loop, (loop, *decision.findings))

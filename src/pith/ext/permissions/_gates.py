@@ -10,7 +10,12 @@ docs/permissions.md, "How a call is judged"):
    `cd` targets — through `path`, `external_directory`, and the own rules of `read` (for what
    it reads) or `write` and `edit` (for what it modifies), never the `*` fallback;
 5. **tool**: the tool's own surface — each bash command unit on `bash` (a wrapper's allow
-   becomes an ask), a path tool on its path, any other tool on `*`.
+   becomes an ask), a path tool on its path, an MCP tool on its own surface, then `mcp`
+   (`server:tool`, `server`), then `*`, any other tool on `*`.
+
+A tool pith does not know (an MCP tool, an extension's) has no `path` of its own: the
+arguments named like paths (`_path_arguments`) go through gates 1 to 3 and the control gate,
+each as a possible write.
 
 Every gate answers; the call gets the most restrictive answer (deny > ask > allow), and the
 first gate giving it is the one reported. Pure policy: the only I/O is resolving paths and
@@ -19,13 +24,16 @@ the bash parse (`analyze_bash`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pith.ext.permissions._bash import BashAnalysis, CommandUnit, PathAccess, analyze_bash
 from pith.ext.permissions._bash_wrappers import PRIVILEGE
 from pith.ext.permissions._control import control_area, names_area
+from pith.ext.permissions._mcp import mcp_name
+from pith.ext.permissions._path_arguments import MAX_PATH_ARGUMENTS, PathArgument, path_arguments
 from pith.ext.permissions._paths import PathForms, path_forms, tool_path_forms
 from pith.ext.permissions._rules import PATH_TOOLS, STRICTNESS, Rule, Ruleset, State, Verdict
 from pith.ext.permissions._suggest import suggest_command, suggest_path
@@ -396,6 +404,64 @@ def _floors(wrapper: str, rules: Ruleset) -> bool:
     return rules.has_own_rules("bash") or rules.has_own_rules("*")
 
 
+def _declared(parameters: Mapping[str, object] | None) -> frozenset[str] | None:
+    """The argument names a schema declares; None when it declares none (any may come)."""
+    properties = parameters.get("properties") if parameters is not None else None
+    if not isinstance(properties, Mapping) or not properties:
+        return None
+    return frozenset(str(key) for key in properties)
+
+
+def _about(finding: Finding, argument: PathArgument) -> Finding:
+    """`finding`, saying which argument it is about."""
+    where = f"the argument {argument.name}"
+    return replace(finding, note=f"{where}; {finding.note}" if finding.note else where)
+
+
+def _other_tool_findings(
+    rules: Ruleset,
+    tool: str,
+    arguments: Mapping[str, object],
+    situation: Situation,
+    parameters: Mapping[str, object] | None,
+) -> list[Finding]:
+    """A tool pith does not know (an MCP tool, an extension's): the paths its arguments name
+    (`_path_arguments`) through the skill, `path`, `external_directory` and control gates —
+    as possible writes, since what the tool does with them is not known — and the tool's own
+    answer (an MCP tool's: its own surface, then `mcp`, then `*`). An MCP server may read
+    arguments its schema does not declare, so all of an MCP tool's arguments are read."""
+    name = mcp_name(tool)
+
+    def exists(value: str) -> bool:
+        return os.path.lexists(tool_path_forms(tool, value, situation.cwd, situation.home).absolute)
+
+    declared = None if name is not None else _declared(parameters)
+    found, too_many = path_arguments(arguments, declared=declared, exists=exists)
+    out: list[Finding] = []
+    for argument in found:
+        forms = tool_path_forms(tool, argument.path, situation.cwd, situation.home)
+        here = [
+            *_skill_findings(rules, forms, situation),
+            *_path_findings(
+                rules,
+                forms,
+                situation,
+                reading=False,
+                gate_path="path",
+                gate_outside="external_directory",
+            ),
+            *_control_findings(rules, forms, situation, ("write", "edit", "path")),
+        ]
+        out.extend(_about(finding, argument) for finding in here)
+    if too_many:
+        note = f"more than {MAX_PATH_ARGUMENTS} paths, or arguments nested too deep to read"
+        out.append(Finding("ask", "path", "path", "*", None, note))
+    verdict = rules.mcp_tool(tool, name) if name is not None else rules.command(tool, "*")
+    if verdict is not None:
+        out.append(_finding(verdict, "tool", approve=((tool, "*"),)))
+    return out
+
+
 def decide(
     rules: Ruleset,
     tool: str,
@@ -403,8 +469,10 @@ def decide(
     situation: Situation,
     *,
     analyze: Callable[[str, str, str], BashAnalysis] = analyze_bash,
+    parameters: Mapping[str, object] | None = None,
 ) -> Decision:
-    """The decision for calling `tool` with `arguments`."""
+    """The decision for calling `tool` with `arguments`. `parameters`: the JSON schema of a
+    tool pith does not know (None: not known, every argument is read for paths)."""
     findings: list[Finding] = []
     path = tool_path(tool, arguments)
     if tool == "bash":
@@ -412,6 +480,8 @@ def decide(
         text = command if isinstance(command, str) else ""
         analysis = analyze(text, situation.cwd, situation.home)
         findings.extend(_bash_findings(rules, text, analysis, situation))
+    elif tool not in PATH_TOOLS:
+        findings.extend(_other_tool_findings(rules, tool, arguments, situation, parameters))
     elif path is not None:
         forms = tool_path_forms(tool, path, situation.cwd, situation.home)
         reading = tool in _READS_ONLY
@@ -428,10 +498,9 @@ def decide(
         )
         if tool in _WRITES:
             findings.extend(_control_findings(rules, forms, situation, (tool, "path")))
-        verdict = rules.path(tool, forms) if tool in PATH_TOOLS else rules.command(tool, "*")
+        verdict = rules.path(tool, forms)
         if verdict is not None:
-            pattern = _suggest_for(forms) if tool in PATH_TOOLS else "*"
-            findings.append(_finding(verdict, "tool", approve=((tool, pattern),)))
+            findings.append(_finding(verdict, "tool", approve=((tool, _suggest_for(forms)),)))
     else:
         verdict = rules.command(tool, "*")
         if verdict is not None:

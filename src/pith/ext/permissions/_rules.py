@@ -4,7 +4,8 @@ A rule says `state` (allow / ask / deny) for values of `surface` matching `patte
 surface the **last** matching rule wins (rules are kept in configuration order, defaults
 first). The `*` surface is the fallback of tool surfaces: its rules answer only when none of
 the tool's own rules matches, and never for `path` and `external_directory`, which have only
-their own rules.
+their own rules. An MCP tool (`mcp__<server>__<tool>`) has one more step between the two: the
+`mcp` surface, on `server:tool` and `server` (`mcp_tool`).
 
 Paths are judged in each lineage of their forms (`PathForms.lineages`: as written, as
 resolved) — a relative pattern against the relative form, an absolute one against the absolute
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from pith.ext.permissions._mcp import MCP_SURFACE, McpName, mcp_name, mcp_pattern_matches
 from pith.ext.permissions._paths import PathForms
 from pith.glob import command_matches, path_pattern
 
@@ -135,16 +137,38 @@ class Ruleset:
         """Whether the configuration (not the defaults) says anything about `surface`."""
         return bool(self._for(surface, fallback=False, own_only=True))
 
-    def command(self, surface: str, value: str, *, fallback: bool = True) -> Verdict | None:
-        """The last rule of `surface` whose pattern matches `value` (None: no rule does)."""
-        found: Verdict | None = None
+    def _last_match(self, surface: str, value: str, *, fallback: bool) -> Verdict | None:
         for rule in reversed(self._for(surface, fallback=fallback)):
             if command_matches(rule.pattern, value, self.home):
-                found = Verdict(rule.state, surface, value, rule)
-                break
+                return Verdict(rule.state, surface, value, rule)
+        return None
+
+    def command(self, surface: str, value: str, *, fallback: bool = True) -> Verdict | None:
+        """The last rule of `surface` whose pattern matches `value` (None: no rule does)."""
+        found = self._last_match(surface, value, fallback=fallback)
         if self._floor is None:
             return found
         return self._floored(found, self._floor.command(surface, value, fallback=fallback))
+
+    def _mcp_chain(self, tool: str, name: McpName) -> Verdict | None:
+        own = self._last_match(tool, "*", fallback=False)
+        if own is not None:
+            return own
+        for rule in reversed(self._for(MCP_SURFACE, fallback=False)):
+            if mcp_pattern_matches(rule.pattern, name, self.home):
+                return Verdict(rule.state, MCP_SURFACE, name.value, rule)
+        fallback = self._last_match("*", "*", fallback=False)
+        return None if fallback is None else Verdict(fallback.state, tool, "*", fallback.rule)
+
+    def mcp_tool(self, tool: str, name: McpName) -> Verdict | None:
+        """An MCP tool's own answer: the first of its own surface (`mcp__git__git_commit`),
+        the `mcp` surface on `server:tool` and `server`, and `*` that has a matching rule —
+        the most specific rule speaks. The user's own rules, judged the same way, are the
+        floor a project's rules cannot go below."""
+        found = self._mcp_chain(tool, name)
+        if self._floor is None:
+            return found
+        return self._floored(found, self._floor.mcp_tool(tool, name))
 
     def path(
         self, surface: str, forms: PathForms, *, fallback: bool = True, own_only: bool = False
@@ -175,6 +199,7 @@ class Ruleset:
 
     def tool_state(self, tool: str) -> State:
         """A tool's own answer regardless of its arguments (used to offer it at all): its
-        rules judged on the value `*`; allow when none matches."""
-        verdict = self.command(tool, "*")
+        rules judged on the value `*` (an MCP tool's: `mcp_tool`); allow when none matches."""
+        name = mcp_name(tool)
+        verdict = self.mcp_tool(tool, name) if name is not None else self.command(tool, "*")
         return verdict.state if verdict is not None else "allow"
