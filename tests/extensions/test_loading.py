@@ -429,7 +429,12 @@ def test_project_extensions_load_when_the_project_is_approved(tmp_path: Path, lo
 def test_pith_s_own_extensions_load_first_even_without_extensions(tmp_path: Path) -> None:
     write(tmp_path / "agent" / "extensions" / "mine.py", mark_source("agent"))
     runner = load(tmp_path)
-    builtins = [("guard", "builtin"), ("permissions", "builtin"), ("prune", "builtin")]
-    assert [(e.name, e.source) for e in runner.extensions][:3] == builtins
+    builtins = [
+        ("guard", "builtin"),
+        ("permissions", "builtin"),
+        ("prune", "builtin"),
+        ("mcp", "builtin"),
+    ]
+    assert [(e.name, e.source) for e in runner.extensions][: len(builtins)] == builtins
     bare = load(tmp_path, no_extensions=True)
     assert [(e.name, e.source) for e in bare.extensions] == builtins

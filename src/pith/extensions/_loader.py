@@ -50,7 +50,7 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "pith.extensions"
 BUILTIN_DISTRIBUTION = "pith-agent"
-BUILTIN_ORDER = ("guard", "permissions", "prune")
+BUILTIN_ORDER = ("guard", "permissions", "prune", "mcp")
 """Built-ins run in this order: the guard repairs a call before permissions judge it."""
 
 Register = Callable[[object], object]

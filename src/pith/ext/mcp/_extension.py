@@ -1,0 +1,263 @@
+"""MCP servers' tools in front of the model, as a built-in extension.
+
+- `session_start`: read `mcp.json` (the user's; a trusted project's too), report each problem
+  once, start every enabled server in the background (`pith.mcp.McpManager`) and register
+  `tool_search` when some server's tools are deferred. `--no-mcp` turns all of it off.
+- Whenever a server connects or changes its tool list, its tools are registered: `direct`
+  ones active, `deferred` ones switched off until `tool_search` declares them, `hidden` ones
+  not at all.
+- `before_agent_start`: wait (at most `DIRECT_WAIT` seconds) for the servers whose tools are
+  declared directly, since the request must carry them; a server that is still not there is
+  reported once and the prompt goes on without it.
+- `session_start` / `session_tree`: the tools `tool_search` loaded on this branch
+  (`_loaded`) are declared again.
+- `session_shutdown`: every server is stopped; no server process outlives pith.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pith.agent import AbortSignal, ToolResult, error_result
+from pith.ext.mcp._loaded import LOADED_TYPE, loaded_entry_data, loaded_on_branch
+from pith.ext.mcp._tool_defs import mcp_tool_definition
+from pith.ext.mcp._tool_search import search_tool_definition
+from pith.extensions import ExtensionAPI, ExtensionContext
+
+if TYPE_CHECKING:
+    from pith.mcp import McpConfig, McpManager, McpTool
+
+__all__ = ["DIRECT_WAIT", "McpTools", "register"]
+
+DIRECT_WAIT = 10.0
+"""Seconds the first request waits for servers whose tools it must declare."""
+
+
+class McpTools:
+    """The extension's state: the manager, the tools registered so far, what is loaded."""
+
+    def __init__(self, api: ExtensionAPI) -> None:
+        self._api = api
+        self._config: McpConfig | None = None
+        self._manager: McpManager | None = None
+        self._registered: dict[str, McpTool] = {}
+        self._loaded: list[str] = []
+        self._reported: set[str] = set()
+
+    @property
+    def manager(self) -> McpManager | None:
+        return self._manager
+
+    @property
+    def config(self) -> McpConfig | None:
+        return self._config
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    def start(self, ctx: ExtensionContext) -> None:
+        from pith.mcp import McpManager, load_mcp_config
+
+        agent_dir, cwd = self._api.agent_dir, Path(ctx.cwd)
+        if agent_dir is None:
+            return
+        config = load_mcp_config(agent_dir, cwd, trusted=ctx.is_project_trusted())
+        self._config = config
+        for problem in config.problems:
+            self._report(problem.line(), ctx)
+        servers = {name: server for name, server in config.servers.items() if server.enabled}
+        if not servers:
+            return
+        self._manager = McpManager(
+            config.servers, agent_dir=agent_dir, cwd=cwd, on_change=self._changed
+        )
+        self._manager.start()
+        searched = {
+            name: server.description or ""
+            for name, server in servers.items()
+            if server.exposure == "deferred"
+            or any(exposure == "deferred" for _, exposure in server.tool_exposure)
+        }
+        if searched:
+            self._api.register_tool(search_tool_definition(self, searched))
+        self.restore(ctx)
+
+    async def stop(self) -> None:
+        manager, self._manager = self._manager, None
+        if manager is not None:
+            await manager.close()
+
+    def restore(self, ctx: ExtensionContext) -> None:
+        """Declare again what `tool_search` loaded on the current branch (and only that)."""
+        branch = ctx.session.get_branch() if ctx.session is not None else []
+        before = set(self._loaded)
+        self._loaded = loaded_on_branch(branch)
+        self._sync()
+        active = [name for name in self._api.get_active_tools() if name not in before]
+        wanted = [name for name in self._loaded if name in self._registered]
+        self._api.set_active_tools(active + [name for name in wanted if name not in active])
+
+    async def before_run(self, ctx: ExtensionContext) -> None:
+        manager = self._manager
+        if manager is None:
+            return
+        direct = self._direct_servers() + self._servers_of(self._loaded)
+        if direct:
+            await manager.wait_for(direct, DIRECT_WAIT)
+        self._sync()
+        for state in manager.states():
+            if state.status in ("failed", "needs-auth", "connecting") and state.name in direct:
+                detail = state.error or "still connecting"
+                self._report(f"MCP server {state.name!r} is not available: {detail}", ctx)
+
+    # --- tools --------------------------------------------------------------------------------
+
+    def _direct_servers(self) -> list[str]:
+        if self._config is None:
+            return []
+        return [
+            name
+            for name, server in self._config.servers.items()
+            if server.enabled
+            and (
+                server.exposure == "direct"
+                or any(exposure == "direct" for _, exposure in server.tool_exposure)
+            )
+        ]
+
+    def _servers_of(self, names: list[str]) -> list[str]:
+        """The configured servers whose tools some of `names` are (by the name's prefix)."""
+        from pith.mcp import tool_name
+
+        if self._config is None:
+            return []
+        found = []
+        for server in self._config.servers:
+            prefix = tool_name(server, "")
+            if any(name.startswith(prefix) for name in names):
+                found.append(server)
+        return found
+
+    def _changed(self, server: str) -> None:
+        self._sync()
+
+    def _sync(self) -> None:
+        """Register the tools of connected servers that are not registered yet."""
+        manager = self._manager
+        if manager is None:
+            return
+        added: list[str] = []
+        for tool in manager.tools():
+            if tool.exposure == "hidden" or tool.full_name in self._registered:
+                continue
+            active = tool.exposure == "direct" or tool.full_name in self._loaded
+            self._api.register_tool(mcp_tool_definition(tool, self, active=active))
+            self._registered[tool.full_name] = tool
+            if active:
+                added.append(tool.full_name)
+        if added:
+            active_now = self._api.get_active_tools()
+            missing = [name for name in added if name not in active_now]
+            if missing:
+                self._api.set_active_tools(active_now + missing)
+
+    async def searchable(self) -> list[McpTool]:
+        """The deferred tools not declared yet, once every server had its chance to connect."""
+        manager = self._manager
+        if manager is None:
+            return []
+        await manager.wait_for(None, DIRECT_WAIT)
+        self._sync()
+        loaded = set(self._loaded)
+        return [
+            t for t in manager.tools() if t.exposure == "deferred" and t.full_name not in loaded
+        ]
+
+    def summaries(self) -> dict[str, str]:
+        from pith.mcp import server_summary
+
+        manager, config = self._manager, self._config
+        if manager is None or config is None:
+            return {}
+        instructions = manager.instructions()
+        return {
+            name: server_summary(server.description, instructions.get(name))
+            for name, server in config.servers.items()
+        }
+
+    def load(self, names: list[str]) -> list[str]:
+        """Declare `names` from the next request on and record them on this branch."""
+        self._sync()
+        new = [n for n in names if n in self._registered and n not in self._loaded]
+        if not new:
+            return []
+        self._loaded.extend(new)
+        self._api.append_entry(LOADED_TYPE, loaded_entry_data(new))
+        active = self._api.get_active_tools()
+        self._api.set_active_tools(active + [name for name in new if name not in active])
+        return new
+
+    async def call(
+        self,
+        tool: McpTool,
+        arguments: dict[str, Any],
+        signal: AbortSignal,
+        on_progress: Callable[[str], None] | None,
+    ) -> ToolResult:
+        manager = self._manager
+        if manager is None:
+            return error_result("MCP is off for this session (pith was started with --no-mcp).")
+        await manager.wait_for([tool.server], self._timeout(tool.server))
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                share = f"{done:g}/{total:g}" if total else f"{done:g}"
+                on_progress(f"{tool.server}: {message or 'working'} ({share})")
+
+        result = await manager.call_tool(
+            tool.full_name, arguments, signal=signal, on_progress=progress
+        )
+        return ToolResult(
+            content=list(result.content), details=dict(result.details), is_error=result.is_error
+        )
+
+    def _timeout(self, server: str) -> float:
+        config = self._config.servers.get(server) if self._config is not None else None
+        return config.timeout if config is not None else 60.0
+
+    def _report(self, line: str, ctx: ExtensionContext) -> None:
+        if line in self._reported:
+            return
+        self._reported.add(line)
+        ctx.ui.notify(line, "warning")
+
+
+def register(api: ExtensionAPI) -> None:
+    """Load MCP support (the `pith.extensions` entry point `mcp`)."""
+    tools = McpTools(api)
+    api.register_flag("no-mcp", description="do not connect MCP servers for this run")
+
+    async def on_start(event: object, ctx: ExtensionContext) -> None:
+        if api.get_flag("no-mcp") is True:
+            return
+        if tools.manager is None:
+            tools.start(ctx)
+        else:
+            tools.restore(ctx)
+
+    async def on_tree(event: object, ctx: ExtensionContext) -> None:
+        tools.restore(ctx)
+
+    async def on_before(event: object, ctx: ExtensionContext) -> None:
+        await tools.before_run(ctx)
+
+    async def on_shutdown(event: object, ctx: ExtensionContext) -> None:
+        reason = getattr(event, "reason", "quit")
+        if reason in ("quit", "reload"):
+            await tools.stop()
+
+    api.on("session_start", on_start)
+    api.on("session_tree", on_tree)
+    api.on("before_agent_start", on_before)
+    api.on("session_shutdown", on_shutdown)
