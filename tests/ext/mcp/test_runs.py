@@ -132,3 +132,21 @@ def test_no_mcp_connects_nothing_and_a_dead_server_is_reported_once(run: Run) ->
     dead = [line for line in on.stderr.splitlines() if "dead" in line]
     assert len(dead) == 1, on.stderr
     assert "Traceback" not in on.stderr
+
+
+def test_a_session_without_servers_never_loads_the_mcp_sdk(run: Run) -> None:
+    """The SDK costs a noticeable share of a second and ~20 MB: only servers pay for it."""
+    probe = run.work / "probe.py"
+    out = run.work / "modules.txt"
+    probe.write_text(
+        "import sys\n"
+        "def register(api):\n"
+        "    def done(event, ctx):\n"
+        f"        open({str(out)!r}, 'w').write(str('mcp' in sys.modules))\n"
+        "    api.on('agent_end', done)\n"
+    )
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        configure_agent_dir(run.agent, server)
+        result = run.pith("-e", str(probe), "hi")
+    assert result.returncode == 0, result.stderr
+    assert out.read_text() == "False"

@@ -57,7 +57,7 @@ class McpTools:
     # --- lifecycle ----------------------------------------------------------------------------
 
     def start(self, ctx: ExtensionContext) -> None:
-        from pith.mcp import McpManager, load_mcp_config
+        from pith.mcp import load_mcp_config
 
         agent_dir, cwd = self._api.agent_dir, Path(ctx.cwd)
         if agent_dir is None:
@@ -69,6 +69,8 @@ class McpTools:
         servers = {name: server for name, server in config.servers.items() if server.enabled}
         if not servers:
             return
+        from pith.mcp import McpManager  # the SDK loads here, only when a server is enabled
+
         self._manager = McpManager(
             config.servers, agent_dir=agent_dir, cwd=cwd, on_change=self._changed
         )
