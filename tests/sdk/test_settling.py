@@ -182,3 +182,38 @@ def test_an_unset_key_variable_of_a_server_that_may_go_without_is_a_warning(
         "$FAKE_SERVER_KEY_NOT_SET is not set" in line and "go without a key" in line
         for line in warned
     ), warned
+
+
+def test_json_mode_writes_a_record_for_each_event_the_sdk_streams(tmp_path: Path) -> None:
+    script = {
+        "turns": [
+            {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}}]},
+            {"text": "Two lines."},
+        ]
+    }
+    with FakeServer(script) as first, FakeServer(script) as second:
+        (tmp_path / "sdk").mkdir()
+        (tmp_path / "cli").mkdir()
+        mine = place(tmp_path / "sdk", first)
+        theirs = place(tmp_path / "cli", second)
+
+        async def main() -> list[str]:
+            async with await pith.create_session(
+                cwd=mine.work, agent_dir=mine.agent, session="memory"
+            ) as session:
+                return [event.type async for event in session.stream("count the lines")]
+
+        streamed = asyncio.run(main())
+        shown = subprocess.run(
+            [sys.executable, "-m", "pith", "--no-session", "--mode", "json", "count the lines"],
+            cwd=theirs.work,
+            env=subprocess_env(theirs.agent),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert shown.returncode == 0, shown.stderr
+    header, *records = [json.loads(line) for line in shown.stdout.splitlines()]
+    assert header["type"] == "session"
+    assert [record["type"] for record in records] == streamed
+    assert "tool_execution_end" in streamed
