@@ -34,6 +34,18 @@ def tools_of(work: Path, agent: Path, warnings: list[str], **choice: object) -> 
     return asyncio.run(main())
 
 
+def run_pith(work: Path, agent: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A real `pith` process in `work` with `agent` as its agent dir."""
+    return subprocess.run(
+        [sys.executable, "-m", "pith", *args],
+        cwd=work,
+        env=subprocess_env(agent),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def project_settings(work: Path, values: dict[str, object]) -> None:
     (work / ".pith").mkdir()
     (work / ".pith" / "settings.json").write_text(json.dumps(values))
@@ -62,14 +74,7 @@ def test_the_decision_pith_trust_saved_is_the_default(tmp_path: Path) -> None:
     with FakeServer({"turns": []}) as server:
         where = place(tmp_path, server)
         project_settings(where.work, {"defaultTools": ["find"]})
-        saved = subprocess.run(
-            [sys.executable, "-m", "pith", "trust", "--yes"],
-            cwd=where.work,
-            env=subprocess_env(where.agent),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        saved = run_pith(where.work, where.agent, "trust", "--yes")
         assert saved.returncode == 0, saved.stderr
         warned: list[str] = []
         assert tools_of(where.work, where.agent, warned) == ["find"]
@@ -204,13 +209,8 @@ def test_json_mode_writes_a_record_for_each_event_the_sdk_streams(tmp_path: Path
                 return [event.type async for event in session.stream("count the lines")]
 
         streamed = asyncio.run(main())
-        shown = subprocess.run(
-            [sys.executable, "-m", "pith", "--no-session", "--mode", "json", "count the lines"],
-            cwd=theirs.work,
-            env=subprocess_env(theirs.agent),
-            capture_output=True,
-            text=True,
-            timeout=60,
+        shown = run_pith(
+            theirs.work, theirs.agent, "--no-session", "--mode", "json", "count the lines"
         )
     assert shown.returncode == 0, shown.stderr
     header, *records = [json.loads(line) for line in shown.stdout.splitlines()]
