@@ -6,12 +6,16 @@ listing must print as much of each id as tells it apart, and each command must a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import pith as pith_sdk
 from pith.testing import FakeServer, configure_agent_dir, subprocess_env
 from tests.app.rpc.client import RpcClient
 
@@ -47,7 +51,23 @@ def text_of(message: dict[str, object]) -> str:
     return "".join(block["text"] for block in content if block.get("type") == "text")
 
 
-def test_every_command_takes_the_ids_pith_sessions_prints(tmp_path: Path) -> None:
+async def make_sessions(work: Path, agent: Path) -> None:
+    """`SESSIONS` sessions of one request each, one after the other in one process (as fast
+    as the machine goes, so their ids share long prefixes), saved as `pith -p` saves them."""
+    for n in range(SESSIONS):
+        async with await pith_sdk.create_session(
+            cwd=work, agent_dir=agent, model="fake/m"
+        ) as session:
+            await session.prompt(f"request {n}")
+            assert session.last_text == f"answer {n}"
+
+
+# Seven `pith` processes one after the other: the hang guard allows for a loaded machine.
+@pytest.mark.timeout(600)
+def test_every_command_takes_the_ids_pith_sessions_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PITH_SESSION_DIR", raising=False)  # as subprocess_env has it
     work = tmp_path / "work"
     work.mkdir()
     env = subprocess_env(tmp_path / "agent")
@@ -61,9 +81,7 @@ def test_every_command_takes_the_ids_pith_sessions_prints(tmp_path: Path) -> Non
     }
     with FakeServer(script) as server:
         configure_agent_dir(tmp_path / "agent", server)
-        for n in range(SESSIONS):  # one after the other, as fast as the machine goes
-            result = pith(work, env, "-p", "--model", "fake/m", f"request {n}")
-            assert result.returncode == 0, result.stderr
+        asyncio.run(make_sessions(work, tmp_path / "agent"))
         ids = listed(work, env)
         assert sorted(ids) == sorted(f"request {n}" for n in range(SESSIONS))
         shown = list(ids.values())

@@ -118,8 +118,9 @@ async def _main(argv: list[str]) -> int:
     values = settings.values
     choice = await choose_model(
         registry,
-        options.model or (None if options.provider else values.default_model),
-        options.provider or (None if options.model else values.default_provider),
+        options.model,
+        options.provider,
+        settings,
         api_key=options.api_key,
         agent_dir=home,
     )

@@ -189,7 +189,7 @@ async def prepare_run(
     undecided project is untrusted."""
     from pith.app import add_extension_flags, apply_extension_flags
     from pith.resources import agent_dir
-    from pith.sdk import load_project, untrusted_notice
+    from pith.sdk import COMMAND_LINE, load_project, untrusted_notice
 
     known = _early_options(argv)
     cwd = os.path.abspath(known.cwd or os.getcwd())
@@ -211,7 +211,7 @@ async def prepare_run(
     for message in [*project.warnings, *runner.diagnostics]:
         warn(message)
     runner.diagnostics.clear()
-    notice = untrusted_notice(project)
+    notice = untrusted_notice(project, COMMAND_LINE.approve)
     if notice is not None:
         warn(notice)
     return PreparedRun(options, project)

@@ -12,12 +12,22 @@ from pith.sdk._assemble import (
 from pith.sdk._catalog import list_models
 from pith.sdk._create import SessionSource, create_session, open_session, print_warning
 from pith.sdk._events import EventStream
-from pith.sdk._models import no_model_hint, pick_model, resolve_model
+from pith.sdk._models import (
+    COMMAND_LINE,
+    PYTHON,
+    Wording,
+    add_local_models,
+    choose_model,
+    no_model_hint,
+    pick_model,
+)
 from pith.sdk._project import AskTrust, Project, load_project, untrusted_notice
 from pith.sdk._report import ContextReport, context_report
 from pith.sdk._session import Session
 
 __all__ = [
+    "COMMAND_LINE",
+    "PYTHON",
     "AskTrust",
     "ContextReport",
     "EventStream",
@@ -27,7 +37,10 @@ __all__ = [
     "SessionSetup",
     "SessionSource",
     "Warn",
+    "Wording",
+    "add_local_models",
     "assemble_session",
+    "choose_model",
     "choose_thinking",
     "context_report",
     "create_session",
@@ -38,6 +51,5 @@ __all__ = [
     "open_session",
     "pick_model",
     "print_warning",
-    "resolve_model",
     "untrusted_notice",
 ]

@@ -14,7 +14,7 @@ from pith.app.session import SessionChoice, SessionOptions, open_store
 from pith.errors import InputError
 from pith.resources import agent_dir as default_agent_dir
 from pith.sdk._assemble import ResourceChoice, SessionSetup, Warn, assemble_session, choose_thinking
-from pith.sdk._models import resolve_model
+from pith.sdk._models import PYTHON, choose_model
 from pith.sdk._project import load_project, untrusted_notice
 from pith.sdk._session import Session
 from pith.session import SessionStore
@@ -59,7 +59,8 @@ async def create_session(
     - `cwd`: where the tools work and whose project files apply (default: the current
       directory);
     - `model`: a `Model`, or `provider/id[:thinking]` as for `--model` (default: the settings'
-      `defaultModel`, else the first model with credentials); `thinking` its level;
+      `defaultModel`, else the first model with credentials, else the first model of a local
+      Ollama or LM Studio server, said through `on_warning`); `thinking` its level;
     - `tools`: names replacing the default set (`[]`: none), or a `--tools` text (`"+x,-y"`);
     - `extensions`: extension files, folders or modules to load besides the discovered ones
       (`discover_extensions=False` leaves those out; pith's built-ins always load);
@@ -68,8 +69,11 @@ async def create_session(
     - `session`: see `SessionSource`; with `fork=True` a file or id is copied into a new
       session instead of resumed; `name` names it; `session_dir` is where sessions are kept;
     - `system_prompt`: replaces pith's own (text, or a file that exists);
-    - `trust_project`: trust (or not) the project's `.pith/` for this session; by default an
-      undecided project is not trusted (nobody is asked);
+    - `trust_project`: `True` / `False` trusts (or not) the project's `.pith/` for this
+      session, as `--approve` / `--no-approve`; `None` decides as `pith -p` does: the answer of
+      an extension's `project_trust` handler, else the decision `pith trust` saved, else the
+      `defaultProjectTrust` setting, where "ask" means not trusted (a program has nobody to
+      ask); an untrusted project that holds files needing trust is said through `on_warning`;
     - `api_key`: the key for this session's requests; `agent_dir`: pith's folder (default
       `$PITH_AGENT_DIR`, else `~/.pith/agent`); `on_warning`: where warnings go.
 
@@ -90,16 +94,23 @@ async def create_session(
     )
     for warning in project.warnings:
         on_warning(warning)
-    notice = untrusted_notice(project)
+    notice = untrusted_notice(project, PYTHON.approve)
     if notice is not None:
         on_warning(notice)
     registry = ModelRegistry.load(home)
     for warning in registry.warnings:
         on_warning(warning)
-    choice = resolve_model(registry, model, project.settings, home)
+    choice = await choose_model(
+        registry,
+        model,
+        None,
+        project.settings,
+        api_key=api_key,
+        agent_dir=home,
+        warn=on_warning,
+        tell=on_warning,
+    )
     chosen = choice.model
-    if registry.needs_key(chosen) and registry.api_key(chosen, api_key) is None:
-        raise InputError(f"no API key for {chosen.key}: set it in the environment or pass api_key=")
     store = _open(
         session, fork, name, session_dir, where, home, project.settings.values.session_dir
     )

@@ -85,17 +85,19 @@ def _overridden(settings: Settings, overrides: Mapping[str, object] | None) -> S
     return settings.with_overrides(overrides) if overrides else settings
 
 
-def untrusted_notice(project: Project) -> str | None:
-    """What an untrusted project keeps out and how to change that; None when nothing is."""
+def untrusted_notice(project: Project, approve: str = "pass --approve") -> str | None:
+    """What an untrusted project keeps out and how to change that; None when nothing is.
+    `approve` is how the caller trusts a project for one run (`pass --approve` on the command
+    line)."""
     if project.trust.trusted:
         return None
     kept_out = trust_requiring_resources(project.cwd)
     if not kept_out:
         return None
     how = (
-        "you chose not to trust it (`pith trust --yes` changes that, --approve trusts it for "
-        "this run)"
+        f"you chose not to trust it (`pith trust --yes` changes that, {approve} to trust it "
+        "for this run)"
         if project.trust.reason == "saved"
-        else "run `pith trust` to decide, or pass --approve for this run"
+        else f"run `pith trust` to decide, or {approve} for this run"
     )
     return f"this project is not trusted, so pith does not load {', '.join(kept_out)}; {how}"

@@ -17,6 +17,7 @@ import json
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Self
 
@@ -132,11 +133,46 @@ class Terminal:
                 screen = "\n".join(self.lines)
                 raise AssertionError(f"{text!r} is not on the screen:\n{screen}")
 
-    def resize(self, rows: int, columns: int) -> None:
-        """Resize the terminal (pith gets SIGWINCH) and the emulated screen with it."""
-        self.drain(0.1)
+    def wait_lines(
+        self, holds: Callable[[list[str]], bool], what: str, timeout: float = WAIT
+    ) -> list[str]:
+        """Wait until `holds(rows of the screen)` is true; the rows then. `what` names the
+        condition in the failure."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if holds(self.lines):
+                return self.lines
+            if time.monotonic() > deadline or not self._read(0.1):
+                screen = "\n".join(self.lines)
+                raise AssertionError(f"the screen never showed {what}:\n{screen}")
+
+    def editor_line(self) -> str | None:
+        """The first row of the editor (under the last rule the screen shows), or None."""
+        rows = self.lines
+        rules = [index for index, row in enumerate(rows) if row.startswith("────")]
+        if not rules or rules[-1] + 1 >= len(rows):
+            return None
+        return rows[rules[-1] + 1]
+
+    def wait_editor(self, text: str, timeout: float = WAIT) -> None:
+        """Wait until the editor's first row reads `› text`."""
+        self.wait_lines(lambda _: self.editor_line() == f"› {text}", f"the editor holding {text!r}")
+
+    def resize(self, rows: int, columns: int, timeout: float = WAIT) -> None:
+        """Resize the terminal (pith gets SIGWINCH) and the emulated screen with it, then wait
+        until pith has drawn its editor again for the new width: the output that came after
+        the resize holds the rule above the editor for `columns` cells (prompt_toolkit writes a
+        row's last cell apart, so the run of rule characters is one short) and the screen shows
+        the editor."""
+        mark = len(self.raw)
         self.screen.resize(rows, columns)
         self.child.setwinsize(rows, columns)
+        rule = re.compile(f"(?<!─)─{{{columns - 1},{columns}}}(?!─)")
+        deadline = time.monotonic() + timeout
+        while rule.search(strip_escapes(self.raw[mark:])) is None or self.editor_line() is None:
+            if time.monotonic() > deadline or not self._read(0.1):
+                tail = strip_escapes(self.raw[mark:])[-2000:]
+                raise AssertionError(f"pith did not redraw for {columns} columns:\n{tail}")
 
     def wait_for(self, pattern: str, timeout: float = WAIT, *, regex: bool = False) -> str:
         """Wait until `pattern` appears after the mark; moves the mark past it and returns the

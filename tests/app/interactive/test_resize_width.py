@@ -14,8 +14,7 @@ def test_a_reply_after_a_resize_is_wrapped_to_the_new_width(tmp_path: Path) -> N
     script = {"turns": [{"text": PARAGRAPH}]}
     with FakeServer(script) as server, Terminal(tmp_path, server, size=(24, 80)) as term:
         term.ready()
-        term.resize(24, 50)
-        term.drain(0.5)
+        term.resize(24, 50)  # returns once pith has redrawn at 50 columns
         term.enter("a long paragraph please")
         seen = term.wait_for("word59")
         assert term.quit() == 0

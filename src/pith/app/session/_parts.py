@@ -3,6 +3,7 @@ what it works with."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,6 +37,8 @@ __all__ = ["PartsOwner", "SessionChoices", "SessionParts", "build_parts"]
 class PartsOwner(CommandSession, Protocol):
     """What the parts read from the session that owns them, each time (the settings, the
     retry policy, the UI and the resources may be replaced while it lives)."""
+
+    editor_offer: Callable[[str], None]
 
     @property
     def retry(self) -> RetryPolicy: ...

@@ -39,6 +39,7 @@ class PromptOwner(Protocol):
     mode: Mode
     ui: ExtensionUI
     resources: Resources
+    editor_offer: Callable[[str], None]
 
 
 class Prompter:
@@ -172,4 +173,8 @@ class Prompter:
             else:
                 agent.steer(message)
         else:
-            await self.prompt(text, (), "extension")
+            outcome = await self.prompt(text, (), "extension")
+            # A command it ran may hand text back to edit (`/fork`'s message): the mode that
+            # has an editor takes it, as for a command the user typed.
+            if outcome.editor_text is not None:
+                self._owner.editor_offer(outcome.editor_text)

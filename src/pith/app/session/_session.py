@@ -103,6 +103,9 @@ class AgentSession:
         self.command_output: Callable[[str, str], None] = self._notify_output
         """Where a command's report goes, `(command name, text)`: the mode sets it (standard
         output, a JSON record, the transcript); by default it is a notice."""
+        self.editor_offer: Callable[[str], None] = lambda text: None
+        """Where text goes that a command an extension sent (`send_user_message`) handed back
+        to edit and send again (`/fork`'s message): the modes with an editor set it."""
         self._credentials = Credentials(registry, api_key)
         self.toolset = ToolSet(tools, runner, active if active is not None else tools)
         self._env = shell_env or ShellEnvironment(store, model, thinking)

@@ -82,6 +82,7 @@ class InteractiveApp:
         )
         self.commands: dict[str, InteractiveCommand] = interactive_commands()
         session.command_output = lambda command, text: self.print(text)
+        session.editor_offer = self.offer_editor_text
         self.editor = Buffer(
             multiline=True,
             history=history or _history(agent_dir),
@@ -242,6 +243,14 @@ class InteractiveApp:
 
     async def _command(self, command: InteractiveCommand, arguments: str) -> None:
         await command.run(self, arguments)
+
+    def offer_editor_text(self, text: str) -> None:
+        """Text to edit and send again, from a command an extension ran: the editor takes it
+        now when nothing runs, else once the work is done."""
+        self.editor_offer = text
+        if not self.work.main_running:
+            self.after_work()
+            self.refresh()
 
     def after_work(self) -> None:
         editor_text = self.editor_offer

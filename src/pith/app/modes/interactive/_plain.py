@@ -77,6 +77,7 @@ async def run_plain(session: AgentSession, first: str | None, rest: Sequence[str
     )
     unsubscribe = session.subscribe(transcript.handle)
     session.command_output = lambda command, text: _write(text)
+    session.editor_offer = lambda text: _write(f"(to edit and send again) {text}\n")
     loop = asyncio.get_running_loop()
     installed = False
     try:
