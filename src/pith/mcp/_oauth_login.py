@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -258,6 +259,11 @@ async def sign_in(config: ServerConfig, agent_dir: Path, prompt: SignInPrompt) -
             f"MCP server {name!r}: oauth.authServerMetadataUrl is not supported yet; remove it "
             "to use the metadata the server advertises"
         )
+    # The SDK logs a failed flow with its traceback; the one line pith raises says it all.
+    sdk_log = logging.getLogger("mcp.client.auth")
+    if not sdk_log.handlers:
+        sdk_log.addHandler(logging.NullHandler())
+        sdk_log.propagate = False
     host, port, path, _ = redirect_target(oauth)
     callback = CallbackServer(host, port, path)
     try:
