@@ -1,4 +1,4 @@
-"""`pith mcp add|remove|list`: manage the MCP servers of `mcp.json` without starting a session.
+"""`pith mcp add|remove|list|login|logout`: manage MCP servers without starting a session.
 
 `add` and `remove` change the user's `<agent dir>/mcp.json`, or with `-l` the project's
 `.pith/mcp.json` (read by sessions only once the project is trusted). `list` shows every
@@ -133,7 +133,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     listing.add_argument("--json", action="store_true", help="one JSON object")
     listing.add_argument("-a", "--approve", action="store_true", help="trust the project")
+    _login_parsers(commands)
     return parser
+
+
+def _login_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    login = commands.add_parser(
+        "login",
+        help="sign in to an OAuth-protected HTTP server",
+        description=(
+            "Sign in to an HTTP server that asks for OAuth: open (or print) the authorization "
+            "page and wait for the browser, or for the redirected address pasted here. The "
+            "tokens go to <agent dir>/mcp-auth.json and are refreshed as they expire."
+        ),
+    )
+    login.add_argument("name", help="the server's name")
+    login.add_argument("-a", "--approve", action="store_true", help="trust the project")
+    logout = commands.add_parser(
+        "logout", help="delete a server's stored sign-in", description="Delete stored tokens."
+    )
+    logout.add_argument("name", help="the server's name")
+    logout.add_argument("-a", "--approve", action="store_true", help="trust the project")
 
 
 def _split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -175,6 +195,11 @@ def run(argv: list[str]) -> int:
         return _add(options, home, cwd)
     if options.command == "remove":
         return _remove(options, home, cwd)
+    if options.command in ("login", "logout"):
+        from pith.cli._mcp_login import login, logout
+
+        trusted = _trusted(home, cwd, options.approve)
+        return (login if options.command == "login" else logout)(options, home, cwd, trusted)
     return _list(options, home, cwd)
 
 

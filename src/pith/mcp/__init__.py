@@ -2,13 +2,16 @@
 
 The shared shapes (`_types`), tool naming (`_naming`), reading and checking `mcp.json`
 (`_config`, `_config_entry`, `_config_values`), a tool's effective exposure (`_exposure`) and
-changing one server of a file (`_config_edit`). The configuration reader, the
+changing one server of a file (`_config_edit`). OAuth: the sign-in behind `pith mcp login`
+(`_oauth_login`, `_oauth_callback`), the token file `mcp-auth.json` (`_oauth_store`) and the
+bearer token a connection sends and refreshes (`_oauth_auth`). The configuration reader, the
 connection manager and the result conversion live beside them; the built-in extension
 `pith.ext.mcp` puts the tools in front of the model, and `pith mcp` manages the files.
 
 The connection manager and result conversion import the MCP SDK, which takes a noticeable
 part of a second to load; their names (`McpManager`, `McpCallResult`, `MAX_TEXT_BYTES`,
-`RESOURCE_TOOL`) load on first use, so a session without servers never pays for it.
+`RESOURCE_TOOL`, and OAuth's `sign_in`) load on first use, so a session without servers never
+pays for it.
 """
 
 from __future__ import annotations
@@ -42,6 +45,14 @@ from pith.mcp._naming import (
     tool_name,
     tool_names,
 )
+from pith.mcp._oauth_callback import SignInError
+from pith.mcp._oauth_store import (
+    McpAuthFileError,
+    auth_path,
+    read_record,
+    remove_record,
+    uses_oauth,
+)
 from pith.mcp._search import (
     DEFAULT_SEARCH_LIMIT,
     MAX_SEARCH_LIMIT,
@@ -72,6 +83,7 @@ from pith.mcp._types import (
 
 if TYPE_CHECKING:
     from pith.mcp._manager import McpManager
+    from pith.mcp._oauth_login import SignInOutcome, SignInPrompt, sign_in
     from pith.mcp._results import MAX_TEXT_BYTES, RESOURCE_TOOL, McpCallResult
 
 _LAZY = {
@@ -79,6 +91,9 @@ _LAZY = {
     "McpCallResult": "pith.mcp._results",
     "MAX_TEXT_BYTES": "pith.mcp._results",
     "RESOURCE_TOOL": "pith.mcp._results",
+    "SignInOutcome": "pith.mcp._oauth_login",
+    "SignInPrompt": "pith.mcp._oauth_login",
+    "sign_in": "pith.mcp._oauth_login",
 }
 
 __all__ = [
@@ -95,6 +110,7 @@ __all__ = [
     "TOOL_SEARCH_PARAMETERS",
     "ConfigProblem",
     "Exposure",
+    "McpAuthFileError",
     "McpCallResult",
     "McpConfig",
     "McpFileError",
@@ -112,15 +128,21 @@ __all__ = [
     "ServerConfig",
     "ServerState",
     "ServerStatus",
+    "SignInError",
+    "SignInOutcome",
+    "SignInPrompt",
     "ToolIndex",
     "Transport",
     "add_server",
+    "auth_path",
     "clean_input_schema",
     "entry_problem",
     "load_mcp_config",
     "project_mcp_path",
     "rank_tools",
     "read_mcp_file",
+    "read_record",
+    "remove_record",
     "remove_server",
     "search_limit",
     "search_result_text",
@@ -128,12 +150,14 @@ __all__ = [
     "server_namespace",
     "server_summary",
     "set_server_fields",
+    "sign_in",
     "tool_definition",
     "tool_exposure",
     "tool_name",
     "tool_names",
     "tool_spec",
     "user_mcp_path",
+    "uses_oauth",
 ]
 
 

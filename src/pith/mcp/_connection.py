@@ -29,6 +29,8 @@ from mcp.shared.exceptions import MCPError
 from pith._version import __version__
 from pith.agent import AbortSignal
 from pith.mcp._log import format_log_line, write_log
+from pith.mcp._oauth_auth import StoredTokenAuth
+from pith.mcp._oauth_store import uses_oauth
 from pith.mcp._stdio import StdioProcess, server_environment
 from pith.mcp._types import ServerConfig, ServerState, ServerStatus
 
@@ -197,7 +199,9 @@ class Connection:
         elif self._unauthorized:
             self.status = "needs-auth"
             name = self.config.name
-            self.error = f"MCP server {name!r} needs authorization (HTTP 401); sign in to it first"
+            self.error = (
+                f"MCP server {name!r} needs authorization (HTTP 401); run `pith mcp login {name}`"
+            )
         else:
             self.status = "failed"
             self.error = self._failure_line(failure, was_connected)
@@ -259,11 +263,13 @@ class Connection:
             return
 
         async def note_status(response: httpx2.Response) -> None:
-            if response.status_code == 401:
-                self._unauthorized = True
+            # The last answer decides: a 401 that a refreshed token then got past does not count.
+            self._unauthorized = response.status_code == 401
 
         assert config.url is not None
+        auth = StoredTokenAuth(config, self._agent_dir) if uses_oauth(config) else None
         client = httpx2.AsyncClient(
+            auth=auth,
             headers=dict(config.headers),
             timeout=httpx2.Timeout(30.0, read=300.0),
             event_hooks={"response": [note_status]},
