@@ -103,6 +103,17 @@ class McpManager:
             [asyncio.ensure_future(connection.wait_ready())], timeout=connection.connect_seconds
         )
 
+    async def disable(self, name: str, config: ServerConfig) -> None:
+        """Stop `name` for good (its config now says `enabled: false`): no call reconnects it."""
+        connection = self._connections[name]
+        connection.config = config
+        await connection.stop(status="disabled")
+
+    async def enable(self, name: str, config: ServerConfig) -> None:
+        """Connect `name` with its new (enabled) `config` and wait for the outcome."""
+        self._connections[name].config = config
+        await self.reconnect(name)
+
     async def close(self) -> None:
         """Stop every server: stdin closed, then SIGTERM and SIGKILL to each process group."""
         await asyncio.gather(*(connection.stop() for connection in self._connections.values()))
@@ -111,6 +122,13 @@ class McpManager:
 
     def states(self) -> list[ServerState]:
         return [connection.state() for connection in self._connections.values()]
+
+    def offers(self, server: str, what: str) -> bool:
+        """Whether `server` is connected and said it has `what` (`resources`, `prompts`)."""
+        connection = self._connections.get(server)
+        return (
+            connection is not None and connection.status == "connected" and connection.offers(what)
+        )
 
     def instructions(self) -> dict[str, str]:
         """Each connected server's `instructions`, by server name."""
@@ -296,11 +314,14 @@ class McpManager:
             return error_result(_failure(server, "resources/read", exc), server=server, uri=uri)
         return convert_contents(result.contents, server=server, uri=uri)
 
-    async def list_prompts(self) -> list[McpPrompt]:
-        """Every connected server's prompts (a server that cannot list them is skipped)."""
+    async def list_prompts(self, server: str | None = None) -> list[McpPrompt]:
+        """Every connected server's prompts, or only `server`'s (a server that cannot list
+        them is skipped)."""
         prompts: list[McpPrompt] = []
         for name, connection in self._connections.items():
             if connection.status != "connected" or not _offers(connection, "prompts"):
+                continue
+            if server is not None and name != server:
                 continue
 
             async def run(session: ClientSession, _: Any) -> types.ListPromptsResult:

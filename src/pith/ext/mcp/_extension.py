@@ -16,12 +16,20 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pith.agent import AbortSignal, ToolResult, error_result
+from pith.ext.mcp._limits import DIRECT_WAIT
 from pith.ext.mcp._loaded import LOADED_TYPE, loaded_entry_data, loaded_on_branch
+from pith.ext.mcp._resources_tool import (
+    resource_exposure,
+    resources_candidate,
+    resources_tool_definition,
+)
+from pith.ext.mcp._surface import McpSurface
 from pith.ext.mcp._tool_defs import mcp_tool_definition
 from pith.ext.mcp._tool_search import search_tool_definition
 from pith.extensions import ExtensionAPI, ExtensionContext
@@ -30,9 +38,6 @@ if TYPE_CHECKING:
     from pith.mcp import McpConfig, McpManager, McpTool
 
 __all__ = ["DIRECT_WAIT", "McpTools", "register"]
-
-DIRECT_WAIT = 10.0
-"""Seconds the first request waits for servers whose tools it must declare."""
 
 
 class McpTools:
@@ -45,6 +50,14 @@ class McpTools:
         self._registered: dict[str, McpTool] = {}
         self._loaded: list[str] = []
         self._reported: set[str] = set()
+        self._resources: str | None = None
+        """How `mcp_resources` was registered (`direct`, `deferred`), None: not yet."""
+        self._has_resources: dict[str, bool] = {}
+        """Servers asked whether they list any resource (the SDK's servers all claim the
+        capability), by name."""
+        self._probes: set[asyncio.Task[None]] = set()
+        self.listeners: list[Callable[[str], None]] = []
+        """Called with a server's name whenever it connects or changes what it offers."""
 
     @property
     def manager(self) -> McpManager | None:
@@ -53,6 +66,36 @@ class McpTools:
     @property
     def config(self) -> McpConfig | None:
         return self._config
+
+    @property
+    def loaded(self) -> list[str]:
+        return list(self._loaded)
+
+    def replace_config(self, config: McpConfig) -> None:
+        """Use `config` from now on (a server was enabled or disabled by `/mcp`)."""
+        self._config = config
+
+    def ensure_manager(self) -> McpManager | None:
+        """The manager, made now when no server was enabled at start (None without config)."""
+        from pith.mcp import McpManager
+
+        if self._manager is None and self._config is not None and self._api.agent_dir:
+            self._manager = McpManager(
+                self._config.servers,
+                agent_dir=self._api.agent_dir,
+                cwd=Path(self._api.cwd),
+                on_change=self._changed,
+            )
+        return self._manager
+
+    async def ready_manager(self) -> McpManager | None:
+        """The manager once every server had its chance to connect (at most `DIRECT_WAIT`)."""
+        manager = self._manager
+        if manager is not None:
+            await manager.wait_for(None, DIRECT_WAIT)
+            await self._probe_resources()
+            self._sync()
+        return manager
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -86,6 +129,8 @@ class McpTools:
         self.restore(ctx)
 
     async def stop(self) -> None:
+        for probe in list(self._probes):
+            probe.cancel()
         manager, self._manager = self._manager, None
         if manager is not None:
             await manager.close()
@@ -107,6 +152,7 @@ class McpTools:
         direct = self._direct_servers() + self._servers_of(self._loaded)
         if direct:
             await manager.wait_for(direct, DIRECT_WAIT)
+        await self._probe_resources()
         self._sync()
         for state in manager.states():
             if state.status in ("failed", "needs-auth", "connecting") and state.name in direct:
@@ -143,6 +189,12 @@ class McpTools:
 
     def _changed(self, server: str) -> None:
         self._sync()
+        if self._resources is None and server not in self._has_resources:
+            probe = asyncio.get_running_loop().create_task(self._probe_resources())
+            self._probes.add(probe)
+            probe.add_done_callback(self._probes.discard)
+        for listener in list(self.listeners):
+            listener(server)
 
     def _sync(self) -> None:
         """Register the tools of connected servers that are not registered yet."""
@@ -158,11 +210,51 @@ class McpTools:
             self._registered[tool.full_name] = tool
             if active:
                 added.append(tool.full_name)
+        if self._resources is None:
+            added.extend(self._register_resources(manager))
         if added:
             active_now = self._api.get_active_tools()
             missing = [name for name in added if name not in active_now]
             if missing:
                 self._api.set_active_tools(active_now + missing)
+
+    async def _probe_resources(self) -> None:
+        """Ask each connected server not asked yet whether it lists any resource or template."""
+        manager = self._manager
+        if manager is None or self._resources is not None:
+            return
+        for state in manager.states():
+            name = state.name
+            if name in self._has_resources or not manager.offers(name, "resources"):
+                continue
+            page = await manager.list_resources(name)
+            self._has_resources[name] = bool(page.resources or page.templates)
+        self._sync()
+
+    def _register_resources(self, manager: McpManager) -> list[str]:
+        """Register `mcp_resources` once a connected server offers resources; its name when
+        it is declared directly (or `tool_search` declared it on this branch)."""
+        from pith.mcp import RESOURCE_TOOL
+
+        config = self._config
+        if config is None:
+            return []
+        offering = [
+            server
+            for name, server in config.servers.items()
+            if server.enabled
+            and self._has_resources.get(name)
+            and manager.offers(name, "resources")
+        ]
+        exposure = resource_exposure(offering)
+        if exposure is None:
+            return []
+        self._resources = exposure
+        active = exposure == "direct" or RESOURCE_TOOL in self._loaded
+        self._api.register_tool(resources_tool_definition(self, active=active))
+        first = next(s.name for s in offering if s.exposure == exposure)
+        self._registered[RESOURCE_TOOL] = resources_candidate(first)
+        return [RESOURCE_TOOL] if active else []
 
     async def searchable(self) -> list[McpTool]:
         """The deferred tools not declared yet, once every server had its chance to connect."""
@@ -170,11 +262,47 @@ class McpTools:
         if manager is None:
             return []
         await manager.wait_for(None, DIRECT_WAIT)
+        await self._probe_resources()
         self._sync()
         loaded = set(self._loaded)
-        return [
+        found = [
             t for t in manager.tools() if t.exposure == "deferred" and t.full_name not in loaded
         ]
+        resources = self._registered.get(_resource_tool())
+        deferred = self._resources == "deferred" and resources is not None
+        if deferred and resources is not None and resources.full_name not in loaded:
+            found.append(resources)
+        return found
+
+    # --- /mcp enable, disable ------------------------------------------------------------------
+
+    async def disable_server(self, name: str) -> None:
+        """Stop `name` and take its tools out of the active set."""
+        manager, config = self._manager, self._config
+        if manager is None or config is None or name not in config.servers:
+            return
+        await manager.disable(name, config.servers[name])
+        mine = {full for full, tool in self._registered.items() if tool.server == name}
+        mine.discard(_resource_tool())
+        active = self._api.get_active_tools()
+        self._api.set_active_tools([tool for tool in active if tool not in mine])
+
+    async def enable_server(self, name: str) -> None:
+        """Connect `name` and declare again its tools that are direct or were loaded."""
+        manager, config = self.ensure_manager(), self._config
+        if manager is None or config is None or name not in config.servers:
+            return
+        await manager.enable(name, config.servers[name])
+        self._sync()
+        wanted = [
+            full
+            for full, tool in self._registered.items()
+            if tool.server == name
+            and full != _resource_tool()
+            and (tool.exposure == "direct" or full in self._loaded)
+        ]
+        active = self._api.get_active_tools()
+        self._api.set_active_tools(active + [tool for tool in wanted if tool not in active])
 
     def summaries(self) -> dict[str, str]:
         from pith.mcp import server_summary
@@ -235,16 +363,25 @@ class McpTools:
         ctx.ui.notify(line, "warning")
 
 
+def _resource_tool() -> str:
+    from pith.mcp import RESOURCE_TOOL
+
+    return RESOURCE_TOOL
+
+
 def register(api: ExtensionAPI) -> None:
     """Load MCP support (the `pith.extensions` entry point `mcp`)."""
     tools = McpTools(api)
+    surface = McpSurface(api, tools)
     api.register_flag("no-mcp", description="do not connect MCP servers for this run")
+    surface.register_command()
 
     async def on_start(event: object, ctx: ExtensionContext) -> None:
         if api.get_flag("no-mcp") is True:
             return
-        if tools.manager is None:
+        if tools.config is None:
             tools.start(ctx)
+            await surface.start(ctx)
         else:
             tools.restore(ctx)
 
@@ -257,9 +394,11 @@ def register(api: ExtensionAPI) -> None:
     async def on_shutdown(event: object, ctx: ExtensionContext) -> None:
         reason = getattr(event, "reason", "quit")
         if reason in ("quit", "reload"):
+            await surface.stop()
             await tools.stop()
 
     api.on("session_start", on_start)
     api.on("session_tree", on_tree)
     api.on("before_agent_start", on_before)
     api.on("session_shutdown", on_shutdown)
+    api.on("input", surface.on_input)
