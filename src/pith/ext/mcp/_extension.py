@@ -171,7 +171,11 @@ class McpTools:
         self._sync()
         loaded = set(self._loaded)
         return [
-            t for t in manager.tools() if t.exposure == "deferred" and t.full_name not in loaded
+            t
+            for t in manager.tools()
+            if t.exposure == "deferred"
+            and t.full_name not in loaded
+            and self._api.is_tool_allowed(t.full_name)
         ]
 
     def summaries(self) -> dict[str, str]:
@@ -189,7 +193,11 @@ class McpTools:
     def load(self, names: list[str]) -> list[str]:
         """Declare `names` from the next request on and record them on this branch."""
         self._sync()
-        new = [n for n in names if n in self._registered and n not in self._loaded]
+        new = [
+            n
+            for n in names
+            if n in self._registered and n not in self._loaded and self._api.is_tool_allowed(n)
+        ]
         if not new:
             return []
         self._loaded.extend(new)
