@@ -12,6 +12,8 @@
 - `session_start` / `session_tree`: the tools `tool_search` loaded on this branch
   (`_loaded`) are declared again.
 - `session_shutdown`: every server is stopped; no server process outlives pith.
+- `context:report` on the event bus (before `pith context` builds its report): wait for every
+  server (bounded), so each tool's cost, deferred ones too, can be shown.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ __all__ = ["DIRECT_WAIT", "McpTools", "register"]
 
 DIRECT_WAIT = 10.0
 """Seconds the first request waits for servers whose tools it must declare."""
+
+REPORT_CHANNEL = "context:report"
+"""The bus message `pith context` (and `/context`) sends before building its report: every
+server gets its chance to connect, so the report shows each tool's cost."""
 
 
 class McpTools:
@@ -162,6 +168,14 @@ class McpTools:
             if missing:
                 self._api.set_active_tools(active_now + missing)
 
+    async def before_report(self) -> None:
+        """Wait (at most `DIRECT_WAIT` seconds) for every server, and register its tools."""
+        manager = self._manager
+        if manager is None:
+            return
+        await manager.wait_for(None, DIRECT_WAIT)
+        self._sync()
+
     async def searchable(self) -> list[McpTool]:
         """The deferred tools not declared yet, once every server had its chance to connect."""
         manager = self._manager
@@ -265,6 +279,10 @@ def register(api: ExtensionAPI) -> None:
         if reason in ("quit", "reload"):
             await tools.stop()
 
+    async def on_report(data: object) -> None:
+        await tools.before_report()
+
+    api.events.on(REPORT_CHANNEL, on_report)
     api.on("session_start", on_start)
     api.on("session_tree", on_tree)
     api.on("before_agent_start", on_before)
