@@ -134,16 +134,18 @@ def test_list_in_a_trusted_project(env: Env) -> None:
     )
     assert env.pith("trust", "--yes").returncode == 0
     result = env.pith("mcp", "list")
-    assert result.returncode == 0, result.stdout
-    assert result.stdout == (
-        "gh: disabled (direct, user)\n"
-        "  http: https://api.example.com/mcp\n"
-        f"  from {env.user_file}\n"
-        f"  project override: {env.project_file}\n"
-        "p: enabled (deferred, project)\n"
-        "  stdio: srv -v\n"
-        f"  from {env.project_file}\n"
-    )
+    assert result.returncode == 1, result.stdout  # `srv` is no program: it cannot connect
+    lines = result.stdout.splitlines()
+    assert lines[:7] == [
+        "gh: disabled (direct, user)",
+        "  http: https://api.example.com/mcp",
+        f"  from {env.user_file}",
+        f"  project override: {env.project_file}",
+        "p: failed (deferred, project)",
+        "  stdio: srv -v",
+        f"  from {env.project_file}",
+    ]
+    assert lines[7].startswith("  error: MCP server 'p' failed")
     payload = json.loads(env.pith("mcp", "list", "--json").stdout)
     assert payload["errors"] == []
     assert payload["servers"][0] == {
@@ -156,6 +158,10 @@ def test_list_in_a_trusted_project(env: Env) -> None:
         "exposure": "direct",
         "override": str(env.project_file),
         "state": "disabled",
+        "tool_count": 0,
+        "error": None,
+        "stderr_tail": "",
+        "tool_exposure": [],
     }
 
 
@@ -175,7 +181,7 @@ def test_list_reports_every_problem_and_exits_1(env: Env) -> None:
     result = env.pith("mcp", "list")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == "ok: enabled (deferred, user)"
+    assert lines[0] == "ok: failed (deferred, user)"
     errors = [line for line in lines if line.startswith("config error: ")]
     assert len(errors) == 2
     assert "often /mcp instead of /sse" in errors[0]
@@ -248,3 +254,69 @@ def test_a_server_added_by_pith_is_listed_with_its_expanded_home(env: Env) -> No
     home = env.env["HOME"]
     assert f"  stdio: {home}/bin/srv {home}/data" in result.stdout.splitlines()
     assert os.path.isdir(home)
+
+
+def _servers(env: Env, **servers: dict[str, object]) -> None:
+    env.user_file.parent.mkdir(parents=True, exist_ok=True)
+    env.user_file.write_text(json.dumps({"mcpServers": servers}))
+
+
+TOOLBOX = Path(__file__).parents[1] / "mcp" / "servers" / "toolbox.py"
+
+
+def test_list_connects_and_shows_each_servers_state_and_tools(env: Env) -> None:
+    _servers(
+        env,
+        box={
+            "command": sys.executable,
+            "args": [str(TOOLBOX)],
+            "exposure": "direct",
+            "toolExposure": {"echo": "deferred", "big": "hidden"},
+        },
+        time={"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+    )
+    result = env.pith("mcp", "list")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    box = next(line for line in lines if line.startswith("box: "))
+    assert box.startswith("box: connected, ")
+    assert box.endswith(" tools (direct, user)")
+    assert "  tool echo: deferred" in lines
+    assert "  tool big: hidden" in lines
+    assert "time: connected, 2 tools (deferred, user)" in lines
+    payload = json.loads(env.pith("mcp", "list", "--json").stdout)
+    rows = {row["name"]: row for row in payload["servers"]}
+    assert rows["box"]["state"] == "connected"
+    assert rows["box"]["tool_count"] > 5
+    assert rows["box"]["tool_exposure"] == [
+        {"tool": "echo", "exposure": "deferred"},
+        {"tool": "big", "exposure": "hidden"},
+    ]
+    assert rows["time"]["tool_count"] == 2
+    assert rows["time"]["tool_exposure"] == []
+    assert rows["time"]["error"] is None
+
+
+def test_list_exits_1_and_shows_the_error_and_stderr_of_a_dead_server(env: Env) -> None:
+    _servers(
+        env,
+        box={"command": sys.executable, "args": [str(TOOLBOX)]},
+        dead={"command": sys.executable, "args": [str(TOOLBOX), "--mode", "exit"]},
+        off={"command": "nothing-here", "enabled": False},
+    )
+    result = env.pith("mcp", "list")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("box: connected, ") for line in lines)
+    assert "dead: failed (deferred, user)" in lines
+    assert "off: disabled (deferred, user)" in lines
+    error = next(line for line in lines if line.startswith("  error: MCP server 'dead'"))
+    assert "at start" in error
+    assert "  stderr:" in lines
+    payload = json.loads(env.pith("mcp", "list", "--json").stdout)
+    dead = next(row for row in payload["servers"] if row["name"] == "dead")
+    assert dead["state"] == "failed"
+    assert dead["tool_count"] == 0
+    assert "MCP server 'dead' exited at start" in dead["error"]
+    assert "missing TOKEN" in dead["stderr_tail"]

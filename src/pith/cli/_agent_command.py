@@ -61,7 +61,14 @@ def parser() -> argparse.ArgumentParser:
         choices=("off", "minimal", "low", "medium", "high", "xhigh", "max"),
         help="thinking level for reasoning models",
     )
-    p.add_argument("--tools", "-t", help="tools: a,b replaces the default; +x adds; -y removes")
+    p.add_argument(
+        "--tools",
+        "-t",
+        help=(
+            "tools: a,b replaces the default; +x adds; -y removes; MCP tools stay unless an "
+            "entry starts with mcp__ ('mcp__git__*' keeps only those, -mcp__git__* drops them)"
+        ),
+    )
     p.add_argument("--no-tools", "-nt", action="store_true", help="no tools at all")
     p.add_argument(
         "--system-prompt",

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pith.errors import InputError
-from pith.mcp import McpConfig
+from pith.mcp import McpConfig, McpTool, ServerState
 
 __all__ = ["ServerRow", "run", "server_rows"]
 
@@ -329,8 +329,8 @@ def _defines(path: Path, name: str) -> bool:
 
 @dataclass(frozen=True)
 class ServerRow:
-    """One line of `pith mcp list`: what the files say of a server (its connection state is
-    added here once `list` connects)."""
+    """One server of `pith mcp list`: what the files say of it and, once `list` connected,
+    what the server said."""
 
     name: str
     scope: str
@@ -343,22 +343,46 @@ class ServerRow:
     exposure: str
     override: str | None = None
     state: str = ""
+    """`disabled`, else the connection's outcome: `connected`, `failed`, `needs-auth` or
+    `connecting` (it did not finish within its time)."""
+    tool_count: int = 0
+    error: str | None = None
+    stderr_tail: str = ""
+    """The last lines the server wrote on stderr (stdio servers)."""
+    tool_exposure: tuple[tuple[str, str], ...] = ()
+    """(tool, exposure) of each tool whose exposure differs from the server's."""
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
         if self.override is None:
             del data["override"]
+        data["tool_exposure"] = [
+            {"tool": tool, "exposure": exposure} for tool, exposure in self.tool_exposure
+        ]
         return data
 
 
-def server_rows(config: McpConfig, user_file: Path) -> list[ServerRow]:
-    """The rows of `pith mcp list`, one per configured server, in the files' order."""
+def server_rows(
+    config: McpConfig,
+    user_file: Path,
+    states: Sequence[ServerState] = (),
+    tools: Sequence[McpTool] = (),
+) -> list[ServerRow]:
+    """The rows of `pith mcp list`, one per configured server, in the files' order; `states`
+    and `tools` are what connecting found (a server without a state is shown as enabled)."""
+    by_name = {state.name: state for state in states}
     rows = []
     for server in config.servers.values():
         if server.transport == "stdio":
             target = " ".join([server.command or "", *server.args])
         else:
             target = server.url or ""
+        state = by_name.get(server.name)
+        own = tuple(
+            (tool.name, tool.exposure)
+            for tool in tools
+            if tool.server == server.name and tool.exposure != server.exposure
+        )
         rows.append(
             ServerRow(
                 name=server.name,
@@ -369,10 +393,45 @@ def server_rows(config: McpConfig, user_file: Path) -> list[ServerRow]:
                 enabled=server.enabled,
                 exposure=server.exposure,
                 override=str(server.override) if server.override is not None else None,
-                state="enabled" if server.enabled else "disabled",
+                state=_state_word(server.enabled, state),
+                tool_count=state.tool_count if state is not None else 0,
+                error=state.error if state is not None else None,
+                stderr_tail=state.stderr_tail.strip() if state is not None else "",
+                tool_exposure=own,
             )
         )
     return rows
+
+
+def _state_word(enabled: bool, state: ServerState | None) -> str:
+    if not enabled:
+        return "disabled"
+    return state.status if state is not None else "enabled"
+
+
+CONNECT_MARGIN = 5.0
+"""Seconds `list` waits beyond the longest time a server may take to connect: each connection
+gives up by itself (its `timeout`, at least 30 s for a wrapper like `npx` installing the
+server); this only guards against a hang."""
+
+
+async def _connect(
+    config: McpConfig, home: Path, cwd: Path
+) -> tuple[list[ServerState], list[McpTool]]:
+    """Connect every enabled server at once, wait for each outcome, then stop them all."""
+    servers = {name: server for name, server in config.servers.items() if server.enabled}
+    if not servers:
+        return [], []
+    from pith.mcp import McpManager
+
+    manager = McpManager(servers, agent_dir=home, cwd=cwd)
+    manager.start()
+    try:
+        longest = max([30.0, *(server.timeout for server in servers.values())])
+        await manager.wait_for(None, longest + CONNECT_MARGIN)
+        return manager.states(), manager.tools()
+    finally:
+        await manager.close()
 
 
 def _list(options: argparse.Namespace, home: Path, cwd: Path) -> int:
@@ -380,7 +439,8 @@ def _list(options: argparse.Namespace, home: Path, cwd: Path) -> int:
 
     trusted = _trusted(home, cwd, options.approve)
     config = load_mcp_config(home, cwd, trusted=trusted)
-    rows = server_rows(config, user_mcp_path(home))
+    states, tools = asyncio.run(_connect(config, home, cwd))
+    rows = server_rows(config, user_mcp_path(home), states, tools)
     errors = [problem.line() for problem in config.problems]
     project_file = project_mcp_path(cwd)
     note = None
@@ -389,6 +449,8 @@ def _list(options: argparse.Namespace, home: Path, cwd: Path) -> int:
             f"{project_file} is not read: the project is not trusted "
             "(pith trust, or -a for this command)"
         )
+    failed = any(row.enabled and row.state != "connected" for row in rows)
+    status = 1 if errors or failed else 0
     if options.json:
         payload: dict[str, object] = {
             "servers": [row.to_json() for row in rows],
@@ -397,19 +459,38 @@ def _list(options: argparse.Namespace, home: Path, cwd: Path) -> int:
         if note is not None:
             payload["note"] = note
         print(json.dumps(payload, indent=2, ensure_ascii=False))
-        return 1 if errors else 0
+        return status
     if not rows and not errors:
         print(
             f"No MCP servers configured. Add one with pith mcp add, or edit {user_mcp_path(home)}."
         )
     for row in rows:
-        print(f"{row.name}: {row.state} ({row.exposure}, {row.scope})")
-        print(f"  {row.transport}: {row.target}")
-        print(f"  from {row.source}")
-        if row.override is not None:
-            print(f"  project override: {row.override}")
+        print("\n".join(_row_lines(row)))
     for error in errors:
         print(f"config error: {error}")
     if note is not None:
         print(note)
-    return 1 if errors else 0
+    return status
+
+
+def _row_lines(row: ServerRow) -> list[str]:
+    state = row.state
+    if state == "connected":
+        state += f", {row.tool_count} tool{'' if row.tool_count == 1 else 's'}"
+    lines = [
+        f"{row.name}: {state} ({row.exposure}, {row.scope})",
+        f"  {row.transport}: {row.target}",
+        f"  from {row.source}",
+    ]
+    if row.override is not None:
+        lines.append(f"  project override: {row.override}")
+    for tool, exposure in row.tool_exposure:
+        lines.append(f"  tool {tool}: {exposure}")
+    if row.error is not None:
+        lines.append(f"  error: {row.error}")
+    elif row.enabled and row.state == "connecting":
+        lines.append("  error: it did not finish connecting in time")
+    if row.state != "connected" and row.stderr_tail:
+        lines.append("  stderr:")
+        lines += [f"    {line}" for line in row.stderr_tail.splitlines()[-5:]]
+    return lines

@@ -196,6 +196,18 @@ class ExtensionAPI(EventSubscriptions):
         """Give the model exactly these tools (unknown names are ignored)."""
         self._host().set_active_tools(names)
 
+    def set_tool_gate(self, gate: Callable[[str], bool] | None) -> None:
+        """Keep every tool for which `gate(name)` is False out of the model's tools, from now on
+        and whenever it is activated (by `--tools`, another extension, or registering later).
+        One gate per extension; None removes it."""
+        self._runner.set_tool_gate(self._extension.name, gate)
+        if self._runner.host is not None:
+            self._runner.host.tools_changed()
+
+    def is_tool_allowed(self, name: str) -> bool:
+        """False when a gate (an extension's, or `--tools`) keeps `name` from the model."""
+        return self._runner.tool_allowed(name)
+
     def get_tool(self, name: str) -> Tool | None:
         """The tool the model gets for `name` now (a built-in, or an extension's), to wrap:
         register the wrapper under the same name and it replaces the tool. None if unknown."""

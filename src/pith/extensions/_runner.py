@@ -128,6 +128,7 @@ class ExtensionRunner:
         self.shortcuts: list[Shortcut] = []
         self.events = EventBus(self._bus_failed)
         self.host: ExtensionHost | None = None
+        self._tool_gates: dict[str, Callable[[str], bool]] = {}
         self.diagnostics: list[str] = []
         """Problems found before a UI existed (loading); the caller shows them."""
         self._handlers: dict[str, list[Subscription]] = {}
@@ -168,6 +169,30 @@ class ExtensionRunner:
             self.flag_values.pop(name, None)
         self.shortcuts = [s for s in self.shortcuts if s.extension != extension.name]
         self._contexts.pop(extension.name, None)
+        self._tool_gates.pop(extension.name, None)
+
+    # --- tool gates -------------------------------------------------------------------------
+
+    def set_tool_gate(self, owner: str, gate: Callable[[str], bool] | None) -> None:
+        """`gate(name)` False keeps the tool `name` out of the model's tools, whoever activates
+        it and whenever; one gate per owner (an extension's name, or `--tools`), None drops it."""
+        if gate is None:
+            self._tool_gates.pop(owner, None)
+        else:
+            self._tool_gates[owner] = gate
+
+    def tool_allowed(self, name: str) -> bool:
+        """Whether every gate lets `name` be declared. A gate that raises keeps it out (a
+        permission check never fails open) and is reported once."""
+        for owner, gate in list(self._tool_gates.items()):
+            try:
+                if not gate(name):
+                    return False
+            except Exception as error:
+                extension = next((e for e in self.extensions if e.name == owner), None)
+                self.failed(extension or Extension(owner, "tools"), "tool gate", error)
+                return False
+        return True
 
     def bind(self, host: ExtensionHost) -> None:
         """Connect to the running pith; from now on handlers get a working `ctx`."""

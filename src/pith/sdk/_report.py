@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from pith.ai import Model
-from pith.app.session import AgentSession, ContextReport, build_report, compaction_rules
+from pith.app.session import (
+    AgentSession,
+    ContextReport,
+    build_report,
+    compaction_rules,
+    prepare_report,
+)
 from pith.sdk._models import no_model_hint
 
 __all__ = ["ContextReport", "context_report"]
@@ -22,6 +28,7 @@ async def context_report(
     """The next request of `session` as the model would get it (after the extensions' context
     hooks), with a token estimate for each part. `model` is the one whose window to compare
     with (None: no model is configured); `source` names where the session came from."""
+    await prepare_report(session.extensions)  # MCP servers get the chance to connect
     history = list(session.agent.messages)  # before the context hooks: to show stubs
     context = await session.agent.next_context()
     return build_report(
@@ -35,4 +42,5 @@ async def context_report(
         history,
         fresh=fresh,
         no_model_hint=no_model_hint(agent_dir),
+        extensions=session.extensions,
     )

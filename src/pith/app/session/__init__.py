@@ -11,6 +11,7 @@ from pith.app.session._context_report import (
     render_report,
     report_to_json,
 )
+from pith.app.session._context_tools import REPORT_CHANNEL, prepare_report
 from pith.app.session._dispatch import split_command
 from pith.app.session._events import (
     AgentSettled,
@@ -41,6 +42,7 @@ from pith.app.session._tree_rows import TreeRow, tree_rows
 
 __all__ = [
     "BUILTINS",
+    "REPORT_CHANNEL",
     "AgentSession",
     "AgentSettled",
     "AutoRetryEnd",
@@ -72,6 +74,7 @@ __all__ = [
     "load_extension_runner",
     "load_project_extensions",
     "open_store",
+    "prepare_report",
     "read_piped_stdin",
     "render_report",
     "report_to_json",

@@ -10,6 +10,7 @@ from pith.app.session._builtins import BUILTINS
 from pith.app.session._command_host import CommandSession
 from pith.app.session._compaction import compaction_rules
 from pith.app.session._context_report import build_report, render_report
+from pith.app.session._context_tools import prepare_report
 from pith.app.session._dispatch import refusal
 from pith.app.session._figures import format_tokens, session_cost
 from pith.app.session._tree_rows import tree_rows
@@ -42,6 +43,7 @@ async def session_summary(session: CommandSession) -> str:
 
 async def context_report(session: CommandSession) -> str:
     """What `pith context` shows for this session: the next request, with sizes."""
+    await prepare_report(session.extensions)
     history = list(session.agent.messages)  # before the context hooks: to show stubs
     context = await session.agent.next_context()
     report = build_report(
@@ -53,6 +55,7 @@ async def context_report(session: CommandSession) -> str:
         [f"/{template.name}" for template in session.resources.prompt_templates],
         compaction_rules(session),
         history,
+        extensions=session.extensions,
     )
     return render_report(report) + "\n"
 

@@ -33,6 +33,13 @@ from pith.ai import (
     UserMessage,
     to_builtins,
 )
+from pith.app.session._context_tools import (
+    SEARCH_TOOL,
+    McpToolGroup,
+    group_lines,
+    groups_to_json,
+    mcp_tool_groups,
+)
 from pith.app.session._system_prompt import PromptSection
 from pith.compaction import (
     ResolvedCompactionSettings,
@@ -40,6 +47,7 @@ from pith.compaction import (
     estimate_tokens,
     estimate_tool_tokens,
 )
+from pith.extensions import ExtensionRunner
 from pith.session import CompactionEntry, SessionEntry, SessionStore
 
 __all__ = ["ContextReport", "build_report", "render_report", "report_to_json"]
@@ -119,6 +127,8 @@ class ContextReport:
     """No session yet: this is the first request a new session would send."""
     no_model_hint: str = ""
     """How to configure a model, said when `model` is None."""
+    mcp_groups: list[McpToolGroup] = field(default_factory=list)
+    """MCP tools by server, declared and deferred (`_context_tools`)."""
 
     @property
     def tokens_saved(self) -> int:
@@ -181,9 +191,11 @@ def build_report(
     *,
     fresh: bool = False,
     no_model_hint: str = "",
+    extensions: ExtensionRunner | None = None,
 ) -> ContextReport:
     """The report on `context`; `history` is the agent's messages before the context hooks
-    ran, to list the tool results they replaced. `fresh`: `session` is a new one, not saved."""
+    ran, to list the tool results they replaced. `fresh`: `session` is a new one, not saved.
+    `extensions`: where the MCP tools not declared yet are registered."""
     tool_tokens = {tool.name: estimate_tool_tokens(tool) for tool in context.tools}
     report = ContextReport(
         model=model,
@@ -199,6 +211,7 @@ def build_report(
         templates=list(templates),
         fresh=fresh,
         no_model_hint=no_model_hint,
+        mcp_groups=mcp_tool_groups(context, extensions),
     )
     for index, message in enumerate(context.messages, start=1):
         report.messages.append(
@@ -290,6 +303,7 @@ def render_report(report: ContextReport) -> str:
         *_section_lines(report.sections),
         f"{'tools (' + str(len(report.tool_tokens)) + '): ' + ', '.join(report.tool_tokens):<48.48}"
         f" ~{sum(report.tool_tokens.values()):>8,} tokens",
+        *_mcp_lines(report),
         f"messages ({len(report.messages)})",
     ]
     for line in report.messages:
@@ -305,6 +319,11 @@ def render_report(report: ContextReport) -> str:
     if session.warnings:
         lines += ["", *(f"warning: {warning}" for warning in session.warnings)]
     return "\n".join(lines)
+
+
+def _mcp_lines(report: ContextReport) -> list[str]:
+    search = report.tool_tokens.get(SEARCH_TOOL) if report.mcp_groups else None
+    return group_lines(report.mcp_groups, search)
 
 
 def _heading(report: ContextReport) -> list[str]:
@@ -418,6 +437,7 @@ def report_to_json(report: ContextReport) -> dict[str, object]:
             {"tokens": line.tokens, "message": to_builtins(message)}
             for line, message in zip(report.messages, context.messages, strict=True)
         ],
+        "mcpTools": groups_to_json(report.mcp_groups),
         "totalTokens": report.total,
         "pruned": {
             "results": [

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pith.ai import Model, ModelRegistry, RetryPolicy, ThinkingLevel
 from pith.app.session._session import AgentSession
 from pith.app.session._shell_env import ShellEnvironment
-from pith.app.session._tool_selection import select_tool_names
+from pith.app.session._tool_selection import mcp_tool_gate, select_tool_names
 from pith.extensions import ExtensionRunner, ExtensionUI, Mode
 from pith.resources import Resources, Settings
 from pith.session import SessionStore
@@ -41,7 +41,8 @@ def build_agent_session(
 ) -> AgentSession:
     """The session for these choices. `--tools` (else the `defaultTools` setting) picks among
     the built-ins and the tools extensions registered; by default the model gets the default
-    built-ins plus every extension tool that does not ask to start inactive."""
+    built-ins plus every extension tool that does not ask to start inactive. MCP tools, which
+    arrive as servers connect, are filtered by `--tools`' `mcp__` entries as they do."""
     runner = extensions or ExtensionRunner(cwd)
     config = settings or Settings()
     values = config.values
@@ -63,6 +64,7 @@ def build_agent_session(
     if spec is None and values.default_tools is not None:
         spec = ",".join(values.default_tools)
     names = select_tool_names(spec, defaults, available, no_tools=options.no_tools)
+    runner.set_tool_gate("--tools", mcp_tool_gate(spec, no_tools=options.no_tools))
     return AgentSession(
         cwd=cwd,
         model=model,

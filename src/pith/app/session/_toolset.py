@@ -31,11 +31,13 @@ class ToolSet:
         return tools
 
     def active_names(self) -> list[str]:
-        return list(self._active)
+        """The active tools the gates let through (`api.set_tool_gate`, `--tools`' MCP
+        entries): a gated tool stays chosen but is never declared while its gate says no."""
+        return [name for name in self._active if self._runner.tool_allowed(name)]
 
     def active(self) -> dict[str, Tool]:
         everything = self.all()
-        return {name: everything[name] for name in self._active if name in everything}
+        return {name: everything[name] for name in self.active_names() if name in everything}
 
     def set_active(self, names: Sequence[str]) -> None:
         """Exactly `names` (unknown ones ignored): those already active keep their place, new

@@ -12,6 +12,8 @@
 - `session_start` / `session_tree`: the tools `tool_search` loaded on this branch
   (`_loaded`) are declared again.
 - `session_shutdown`: every server is stopped; no server process outlives pith.
+- `context:report` on the event bus (before `pith context` builds its report): wait for every
+  server (bounded), so each tool's cost, deferred ones too, can be shown.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ if TYPE_CHECKING:
     from pith.mcp import McpConfig, McpManager, McpTool
 
 __all__ = ["DIRECT_WAIT", "McpTools", "register"]
+
+REPORT_CHANNEL = "context:report"
+"""The bus message `pith context` (and `/context`) sends before building its report: every
+server gets its chance to connect, so the report shows each tool's cost."""
 
 
 class McpTools:
@@ -256,6 +262,15 @@ class McpTools:
         self._registered[RESOURCE_TOOL] = resources_candidate(first)
         return [RESOURCE_TOOL] if active else []
 
+    async def before_report(self) -> None:
+        """Wait (at most `DIRECT_WAIT` seconds) for every server, and register its tools."""
+        manager = self._manager
+        if manager is None:
+            return
+        await manager.wait_for(None, DIRECT_WAIT)
+        await self._probe_resources()
+        self._sync()
+
     async def searchable(self) -> list[McpTool]:
         """The deferred tools not declared yet, once every server had its chance to connect."""
         manager = self._manager
@@ -266,7 +281,11 @@ class McpTools:
         self._sync()
         loaded = set(self._loaded)
         found = [
-            t for t in manager.tools() if t.exposure == "deferred" and t.full_name not in loaded
+            t
+            for t in manager.tools()
+            if t.exposure == "deferred"
+            and t.full_name not in loaded
+            and self._api.is_tool_allowed(t.full_name)
         ]
         resources = self._registered.get(_resource_tool())
         deferred = self._resources == "deferred" and resources is not None
@@ -319,7 +338,11 @@ class McpTools:
     def load(self, names: list[str]) -> list[str]:
         """Declare `names` from the next request on and record them on this branch."""
         self._sync()
-        new = [n for n in names if n in self._registered and n not in self._loaded]
+        new = [
+            n
+            for n in names
+            if n in self._registered and n not in self._loaded and self._api.is_tool_allowed(n)
+        ]
         if not new:
             return []
         self._loaded.extend(new)
@@ -397,6 +420,10 @@ def register(api: ExtensionAPI) -> None:
             await surface.stop()
             await tools.stop()
 
+    async def on_report(data: object) -> None:
+        await tools.before_report()
+
+    api.events.on(REPORT_CHANNEL, on_report)
     api.on("session_start", on_start)
     api.on("session_tree", on_tree)
     api.on("before_agent_start", on_before)

@@ -1,10 +1,12 @@
 """The permission system as an extension: it judges every tool call before it runs.
 
 - `session_start`: read the `permission` sections of the settings layers (a section of the
-  wrong shape refuses every tool call, saying why, until it is fixed: never fail open); tools
-  denied outright leave the tool list, and so the system prompt.
+  wrong shape refuses every tool call, saying why, until it is fixed: never fail open).
+- A tool gate (`api.set_tool_gate`): a tool denied outright is never declared to the model,
+  nor named in the system prompt, whenever it is registered or activated (an MCP server's
+  tools arrive while the session runs).
 - `before_agent_start`: learn the skills (their folders are pith's own reads; denied skills
-  leave the prompt) and drop tools denied outright again (extensions may have added some).
+  leave the prompt).
 - `input`: `/skill:name` of a denied skill is refused.
 - `tool_call`: the gates (`_gates.decide`), the loop guard (the same call three times in a
   row asks), approvals given this session (they only ever turn an ask into an allow), then the
@@ -167,11 +169,9 @@ class Permissions:
             cwd, _home(), tuple(reads), dict(self.skills), agent_dir, pith_package_dir()
         )
 
-    def allowed_tools(self, names: Sequence[str]) -> list[str]:
-        """`names` without the tools the rules deny outright."""
-        if self.rules is None:
-            return list(names)
-        return [name for name in names if self.rules.tool_state(name) != "deny"]
+    def tool_allowed(self, name: str) -> bool:
+        """The tool gate: False for a tool the rules deny outright."""
+        return self.rules is None or self.rules.tool_state(name) != "deny"
 
     # --- deciding ----------------------------------------------------------------------------
 
@@ -340,11 +340,6 @@ class Permissions:
         options.skills = [
             skill for skill in options.skills if rules.state_of("skill", skill.name) != "deny"
         ]
-        active = self.api.get_active_tools()
-        kept = self.allowed_tools(active)
-        if kept != active:
-            self.api.set_active_tools(kept)
-            options.tools = [tool for tool in options.tools if tool.name in kept]
 
     async def on_input(self, event: Input, ctx: ExtensionContext) -> InputResult | None:
         if not event.text.startswith("/skill:") or self.rules is None:
@@ -397,10 +392,7 @@ def register(api: ExtensionAPI) -> None:
     def on_start(event: object, ctx: ExtensionContext) -> None:
         state.yes = api.get_flag("yes") is True
         state.load(ctx)
-        active = api.get_active_tools()
-        kept = state.allowed_tools(active)
-        if kept != active:
-            api.set_active_tools(kept)
+        api.set_tool_gate(state.tool_allowed)
 
     def on_shutdown(event: object, ctx: ExtensionContext) -> None:
         state.session_rules.clear()
