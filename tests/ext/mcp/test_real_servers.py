@@ -128,11 +128,13 @@ def test_git_and_time_through_tool_search_and_a_denied_commit_does_not_run(run: 
     repo = str(run.work)
     script = {
         "turns": [
-            call("tool_search", query="git status log commit"),
+            call("tool_search", query="git status log diff"),
             call("mcp__git__git_status", repo_path=repo),
             call("mcp__git__git_log", repo_path=repo, max_count=5),
+            call("mcp__git__git_diff_unstaged", repo_path=repo),
             call("tool_search", query="current time in a timezone"),
             call("mcp__time__get_current_time", timezone="UTC"),
+            call("tool_search", query="git:git_commit"),
             call("mcp__git__git_commit", repo_path=repo, message="Sneak a commit in"),
             {"text": "done"},
         ]
@@ -145,7 +147,7 @@ def test_git_and_time_through_tool_search_and_a_denied_commit_does_not_run(run: 
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert unused == []
-    assert len(sent) == 7
+    assert len(sent) == 9
     # Deferred by default: the first request declares no MCP tool, only the search.
     assert "tool_search" in tool_names(sent[0])
     assert not [name for name in tool_names(sent[0]) if name.startswith("mcp__")]
@@ -156,14 +158,17 @@ def test_git_and_time_through_tool_search_and_a_denied_commit_does_not_run(run: 
     assert "draft.md" in status
     log = last_result(sent[3])
     assert "Add the notes file" in log
-    assert "mcp__time__get_current_time" in tool_names(sent[4])
-    now = json.loads(last_result(sent[5]))
+    assert "+second line" in last_result(sent[4])
+    assert "mcp__time__get_current_time" in tool_names(sent[5])
+    now = json.loads(last_result(sent[6]))
     assert now["timezone"] == "UTC"
     assert now["datetime"][:2] == "20"
-    # The commit was refused (by the permission rule; a denied tool that is never declared is
-    # unknown instead): the model is told, and the repository has no new commit.
-    refused = last_result(sent[6])
-    assert refused.startswith(("Permission denied", "Tool mcp__git__git_commit not found")), refused
+    # The commit was refused by the permission rule (or, where a denied tool is never declared,
+    # it is unknown): the model is told, and the repository has no new commit.
+    refused = last_result(sent[8])
+    declared = "mcp__git__git_commit" in tool_names(sent[7])
+    expected = "Permission denied" if declared else "Tool mcp__git__git_commit not found"
+    assert refused.startswith(expected), refused
     assert "Sneak a commit in" not in git(run.work, "log", "--format=%s")
     assert git(run.work, "rev-parse", "HEAD") == head
 
