@@ -19,8 +19,8 @@ them over stdio and lists their tools like any other. Each run is `pith -p` agai
 model server, with pith's system prompt, its default built-in tools, the MCP extension and the
 permission system as a user has them; the fake model follows a script, and every figure comes
 from the request bodies the fake server received. Tokens are characters / 4 of each body as
-sent (compact JSON, the figure the fake server bills). Both request shapes are measured: OpenAI
-chat completions and Anthropic messages.
+sent (compact JSON, the figure the fake server bills). Both request shapes are measured, OpenAI
+chat completions and Anthropic messages (`--quick`: the OpenAI one only).
 
 1. The first request: tokens of the `tools` field with all MCP tools `direct`, and with all
    `deferred` (only `tool_search` declared besides the built-ins), and their ratio.
