@@ -252,3 +252,33 @@ def test_an_answer_that_is_not_a_valid_result_is_an_error_result(tmp_path: Path)
         assert (await manager.call_tool("mcp__raw__first", {})).text() == "first"
 
     with_manager([_raw()], tmp_path, body)
+
+
+def test_stopping_a_server_that_never_finishes_connecting_ends_its_task_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that never answers `initialize` must not hold up pith's exit: the stop ends
+    the handshake at once instead of waiting out the stop budget (made endless here, so the
+    old wait would trip the hang guard)."""
+    monkeypatch.setattr(connection, "STOP_SECONDS", 24 * 3600.0)
+    silent = ServerConfig(
+        name="silent",
+        transport="stdio",
+        source=None,
+        command=sys.executable,
+        args=("-c", "import sys\nfor _ in sys.stdin: pass\n"),
+    )
+
+    async def main() -> tuple[bool, str]:
+        manager = McpManager({"silent": silent}, agent_dir=tmp_path / "agent", cwd=tmp_path)
+        manager.start()
+        conn = manager._connections["silent"]
+        await until(lambda: conn._stdio is not None and conn._stdio.pid is not None)
+        task = conn._task
+        assert task is not None
+        await asyncio.wait_for(manager.close(), 60)  # a hang guard, never a measure
+        return task.cancelled(), conn.status
+
+    cancelled, status = asyncio.run(main())
+    assert not cancelled
+    assert status == "closed"

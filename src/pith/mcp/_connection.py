@@ -173,17 +173,16 @@ class Connection:
                         client_info=types.Implementation(name="pith", version=__version__),
                     )
                 )
-                with anyio.fail_after(self.connect_seconds):
-                    result = await session.initialize()
-                    self.tools = await self._list_tools(session)
-                self.instructions = result.instructions
-                self.capabilities = session.server_capabilities
-                self._session = session
-                self.status = "connected"
-                self.ever_connected = True
-                self._ready.set()
-                self._on_change()
-                await self._wait_for_end()
+                result = await self._handshake(session)
+                if result is not None:  # None: stopped while connecting
+                    self.instructions = result.instructions
+                    self.capabilities = session.server_capabilities
+                    self._session = session
+                    self.status = "connected"
+                    self.ever_connected = True
+                    self._ready.set()
+                    self._on_change()
+                    await self._wait_for_end()
         except Exception as exc:
             failure = exc
         except BaseExceptionGroup as group:
@@ -191,6 +190,23 @@ class Connection:
         finally:
             self._session = None
         self._finish(failure)
+
+    async def _handshake(self, session: ClientSession) -> types.InitializeResult | None:
+        """Initialize and list the tools, unless `stop()` comes first (then None at once: a
+        server that never answers must not hold up pith's exit)."""
+        outcome: list[types.InitializeResult] = []
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                await self._stop.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            with anyio.fail_after(self.connect_seconds):
+                outcome.append(await session.initialize())
+                self.tools = await self._list_tools(session)
+            group.cancel_scope.cancel()
+        return outcome[0] if outcome and not self._stopping else None
 
     def _finish(self, failure: BaseException | None) -> None:
         was_connected = self.status == "connected"
