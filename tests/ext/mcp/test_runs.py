@@ -150,3 +150,25 @@ def test_a_session_without_servers_never_loads_the_mcp_sdk(run: Run) -> None:
         result = run.pith("-e", str(probe), "hi")
     assert result.returncode == 0, result.stderr
     assert out.read_text() == "False"
+
+
+def test_a_tool_a_server_adds_while_running_is_declared_and_callable(run: Run) -> None:
+    run.servers(box=toolbox(exposure="direct"))
+    script = {
+        "turns": [
+            call("mcp__box__grow"),
+            call("mcp__box__echo", text="meanwhile"),
+            call("mcp__box__extra"),
+            {"text": "done"},
+        ]
+    }
+    with FakeServer(script) as server:
+        configure_agent_dir(run.agent, server)
+        result = run.pith("grow the toolbox")
+        requests = server.requests
+    assert result.returncode == 0, result.stderr
+    assert "mcp__box__extra" not in tool_names(requests[0])
+    # The server announces the new tool during the call; pith lists the tools again in the
+    # background, so the declaration is checked one model turn later.
+    assert "mcp__box__extra" in tool_names(requests[2])
+    assert tool_result_texts(requests[3])[-1].strip() == "extra"
