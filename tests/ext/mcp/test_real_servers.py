@@ -232,14 +232,18 @@ def test_everything_text_images_resources_structured_content_and_progress(run: R
 
 
 def test_mcp_resources_reads_a_resource_of_everything(run: Run) -> None:
-    run.configure(everything())
+    run.configure(everything(exposure="direct"))
     uri = "demo://resource/dynamic/text/2"
-    script = {"turns": [call("mcp_resources", server="everything", uri=uri), {"text": "done"}]}
+    script = {
+        "turns": [
+            call("mcp_resources", action="read", server="everything", uri=uri),
+            {"text": "done"},
+        ]
+    }
     with FakeServer(script) as server:
         configure_agent_dir(run.agent, server)
         result = run.pith("read the second text resource")
         sent = bodies(server)
     assert result.returncode == 0, result.stderr
-    if "mcp_resources" not in tool_names(sent[0]):
-        pytest.skip("pith declares no mcp_resources tool yet")
+    assert "mcp_resources" in tool_names(sent[0])
     assert "Resource 2: This is a plaintext resource" in last_result(sent[1])

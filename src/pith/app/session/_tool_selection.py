@@ -16,8 +16,17 @@ tools are chosen, so `--tools` entries with this prefix are not checked against 
 tools; they filter MCP tools as they arrive (`mcp_tool_gate`)."""
 
 
+MCP_RESOURCES = "mcp_resources"
+"""The MCP servers' resource tool: judged with the MCP tools, so `--tools mcp__box__echo`
+leaves it out unless an entry names it."""
+
+
+def _is_mcp_name(name: str) -> bool:
+    return name.startswith(MCP_PREFIX) or name == MCP_RESOURCES
+
+
 def _is_mcp(item: str) -> bool:
-    return item.lstrip("+-").startswith(MCP_PREFIX)
+    return _is_mcp_name(item.lstrip("+-"))
 
 
 def select_tool_names(
@@ -72,10 +81,11 @@ def mcp_tool_gate(spec: str | None, *, no_tools: bool = False) -> Callable[[str]
     MCP tools are not removed by `--tools` unless an entry starts with `mcp__`: a plain entry
     (`mcp__box__*`, `*` matching any run of characters) keeps only the MCP tools that match
     some plain entry; a `-mcp__...` entry removes those that match it. `--no-tools` removes
-    every MCP tool. Tools with other names are never judged here.
+    every MCP tool. `mcp_resources` counts as an MCP tool. Tools with other names are never
+    judged here.
     """
     if no_tools:
-        return lambda name: not name.startswith(MCP_PREFIX)
+        return lambda name: not _is_mcp_name(name)
     if spec is None:
         return None
     items = [item.strip() for item in spec.split(",") if item.strip()]
@@ -87,7 +97,7 @@ def mcp_tool_gate(spec: str | None, *, no_tools: bool = False) -> Callable[[str]
     dropped = _pattern(drop) if drop else None
 
     def gate(name: str) -> bool:
-        if not name.startswith(MCP_PREFIX):
+        if not _is_mcp_name(name):
             return True
         if kept is not None and kept.fullmatch(name) is None:
             return False
