@@ -135,21 +135,31 @@ def test_no_mcp_connects_nothing_and_a_dead_server_is_reported_once(run: Run) ->
 
 
 def test_a_session_without_servers_never_loads_the_mcp_sdk(run: Run) -> None:
-    """The SDK costs a noticeable share of a second and ~20 MB: only servers pay for it."""
+    """The SDK costs a noticeable share of a second and ~20 MB, and pith.mcp itself tens of
+    milliseconds: with no mcp.json, neither is imported."""
     probe = run.work / "probe.py"
     out = run.work / "modules.txt"
     probe.write_text(
         "import sys\n"
         "def register(api):\n"
         "    def done(event, ctx):\n"
-        f"        open({str(out)!r}, 'w').write(str('mcp' in sys.modules))\n"
+        "        loaded = ['mcp' in sys.modules, 'pith.mcp' in sys.modules]\n"
+        f"        open({str(out)!r}, 'w').write(str(loaded))\n"
         "    api.on('agent_end', done)\n"
     )
     with FakeServer({"turns": [{"text": "ok"}]}) as server:
         configure_agent_dir(run.agent, server)
         result = run.pith("-e", str(probe), "hi")
     assert result.returncode == 0, result.stderr
-    assert out.read_text() == "False"
+    assert out.read_text() == "[False, False]"
+
+
+def test_mcp_without_any_configuration_says_how_to_add_a_server(run: Run) -> None:
+    with FakeServer({"turns": []}) as server:
+        configure_agent_dir(run.agent, server)
+        result = run.pith("/mcp")
+    assert result.returncode == 0, result.stderr
+    assert "No MCP servers are configured" in result.stderr + result.stdout
 
 
 def test_a_tool_a_server_adds_while_running_is_declared_and_callable(run: Run) -> None:

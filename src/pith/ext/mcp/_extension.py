@@ -106,12 +106,15 @@ class McpTools:
     # --- lifecycle ----------------------------------------------------------------------------
 
     def start(self, ctx: ExtensionContext) -> None:
-        from pith.mcp import load_mcp_config
-
         agent_dir, cwd = self._api.agent_dir, Path(ctx.cwd)
         if agent_dir is None:
             return
-        config = load_mcp_config(agent_dir, cwd, trusted=ctx.is_project_trusted())
+        trusted = ctx.is_project_trusted()
+        if not _any_config(agent_dir, cwd, trusted=trusted):
+            return  # nothing to read: pith.mcp is not even imported (start-up time)
+        from pith.mcp import load_mcp_config
+
+        config = load_mcp_config(agent_dir, cwd, trusted=trusted)
         self._config = config
         for problem in config.problems:
             self._report(problem.line(), ctx)
@@ -390,6 +393,13 @@ def _resource_tool() -> str:
     from pith.mcp import RESOURCE_TOOL
 
     return RESOURCE_TOOL
+
+
+def _any_config(agent_dir: Path, cwd: Path, *, trusted: bool) -> bool:
+    """Whether an `mcp.json` pith would read exists (the same two places `pith.mcp` reads)."""
+    if (agent_dir / "mcp.json").exists():
+        return True
+    return trusted and (cwd / ".pith" / "mcp.json").exists()
 
 
 def register(api: ExtensionAPI) -> None:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pith.mcp import McpPrompt, PromptArgument
 from pith.tools import write_atomically
+
+if TYPE_CHECKING:
+    from pith.mcp import McpPrompt
 
 __all__ = ["CACHE_FILE", "read_prompt_cache", "write_prompt_cache"]
 
@@ -23,6 +25,8 @@ CACHE_FILE = "mcp-prompts.json"
 
 
 def _prompt(server: str, data: Any) -> McpPrompt | None:
+    from pith.mcp import McpPrompt, PromptArgument
+
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         return None
     arguments = tuple(

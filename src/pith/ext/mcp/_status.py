@@ -8,10 +8,12 @@ shows its error and the last lines its process wrote on stderr.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from pith.mcp import McpConfig, McpTool, ServerState
+if TYPE_CHECKING:
+    from pith.mcp import McpConfig, McpTool, ServerState
 
-__all__ = ["MCP_USAGE", "server_report", "tools_report"]
+__all__ = ["MCP_USAGE", "NO_SERVERS", "server_report", "tools_report"]
 
 MCP_USAGE = (
     "usage: /mcp | /mcp tools NAME | /mcp reconnect NAME | "
@@ -21,10 +23,13 @@ _ORDER = {"failed": 0, "needs-auth": 1, "connecting": 2, "connected": 3}
 _STDERR_LINES = 5
 
 
+NO_SERVERS = "No MCP servers are configured; add one with `pith mcp add NAME -- COMMAND ...`."
+
+
 def server_report(config: McpConfig, states: Mapping[str, ServerState]) -> str:
     """Every configured server, one line each (plus error lines for a failed one)."""
     if not config.servers:
-        return "No MCP servers are configured; add one with `pith mcp add NAME -- COMMAND ...`."
+        return NO_SERVERS
     rows = []
     for name, server in config.servers.items():
         state = states.get(name)

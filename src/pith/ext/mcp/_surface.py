@@ -28,7 +28,7 @@ from pith.ext.mcp._prompts import (
     prompt_command_name,
     prompt_text,
 )
-from pith.ext.mcp._status import MCP_USAGE, server_report, tools_report
+from pith.ext.mcp._status import MCP_USAGE, NO_SERVERS, server_report, tools_report
 from pith.extensions import ExtensionAPI, ExtensionContext, InputResult
 from pith.extensions.events import Input
 
@@ -189,7 +189,10 @@ class McpSurface:
         words = args.split()
         config = self._tools.config
         if config is None:
-            ctx.ui.notify("MCP is off for this session (--no-mcp)", "warning")
+            if self._api.get_flag("no-mcp") is True:
+                ctx.ui.notify("MCP is off for this session (--no-mcp)", "warning")
+            else:
+                ctx.ui.notify(NO_SERVERS)
             return
         if not words:
             manager = await self._tools.ready_manager()
