@@ -110,7 +110,10 @@ def git_server_tools(tmp_path_factory: pytest.TempPathFactory) -> list[McpTool]:
     """The real `mcp-server-git`'s tools, as pith names them."""
     command = python_script("mcp-server-git")
     if command is None:
-        pytest.skip("mcp-server-git is not installed (it is in the dev extras)")
+        pytest.fail(
+            "mcp-server-git is not installed: it is in the dev extras "
+            "(.venv/bin/pip install -e '.[dev]')"
+        )
     repo: Path = tmp_path_factory.mktemp("repo")
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     listed = list_tools(command, ["--repository", str(repo)])
