@@ -441,3 +441,37 @@ def test_one_command_value_runs_once_per_load(dirs: tuple[Path, Path], tmp_path:
     config = load(dirs)
     assert config.servers["b"].env == {"B": "v"}
     assert count.read_text() == "x\n"
+
+
+def test_roots_are_kept_as_written_and_bad_roots_are_one_problem(dirs: tuple[Path, Path]) -> None:
+    agent, _ = dirs
+    box = {"command": "box"}
+    write(
+        agent / "mcp.json",
+        {
+            "plain": box,
+            "some": {**box, "roots": [".", "~/notes"]},
+            "none": {**box, "roots": []},
+            "bad": {**box, "roots": "src"},
+            "empty": {**box, "roots": [""]},
+        },
+    )
+    config = load(dirs)
+    assert config.servers["plain"].roots is None
+    assert config.servers["some"].roots == (".", "~/notes")
+    assert config.servers["none"].roots == ()
+    assert sorted(p.server or "" for p in config.problems) == ["bad", "empty"]
+    assert all(p.field == "roots" for p in config.problems)
+    assert "must be a list of folder paths" in config.problems[0].message
+
+
+def test_wanted_roots_resolve_home_and_relative_folders(tmp_path: Path) -> None:
+    from pith.mcp._roots import wanted_roots
+
+    cwd = tmp_path / "project"
+    assert wanted_roots(None, cwd, "/home/u") == [cwd]
+    assert wanted_roots(["src/../src", "~/notes", "/data/", "src"], cwd, "/home/u") == [
+        cwd / "src",
+        Path("/home/u/notes"),
+        Path("/data"),
+    ]

@@ -144,6 +144,7 @@ class _Common(TypedDict):
     timeout: float
     exposure: Exposure
     tool_exposure: tuple[tuple[str, Exposure], ...]
+    roots: tuple[str, ...] | None
 
 
 def _common_fields(raw: dict[str, object]) -> _Common:
@@ -163,7 +164,21 @@ def _common_fields(raw: dict[str, object]) -> _Common:
         timeout=float(timeout),
         exposure=exposure,
         tool_exposure=_tool_exposure(raw.get("toolExposure", {})),
+        roots=_roots(raw.get("roots")),
     )
+
+
+def _roots(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(item, str) and item.strip() and "\0" not in item for item in value
+    ):
+        raise EntryError(
+            "roots",
+            'must be a list of folder paths, e.g. [".", "~/notes"], not ' + _shown(value),
+        )
+    return tuple(cast(list[str], value))
 
 
 def _tool_exposure(value: object) -> tuple[tuple[str, Exposure], ...]:

@@ -66,9 +66,16 @@ class Connection:
     """One configured server: `start()` connects in the background, `request()` runs a call."""
 
     def __init__(
-        self, config: ServerConfig, *, agent_dir: Path, cwd: Path, on_change: Callable[[], None]
+        self,
+        config: ServerConfig,
+        *,
+        agent_dir: Path,
+        cwd: Path,
+        on_change: Callable[[], None],
+        roots: Callable[[], Awaitable[types.ListRootsResult]] | None = None,
     ) -> None:
         self.config = config
+        self._roots = roots
         self._agent_dir = agent_dir
         self._cwd = cwd
         self._on_change = on_change
@@ -170,6 +177,7 @@ class Connection:
                         write,
                         logging_callback=self._on_log,
                         message_handler=self._on_message,
+                        list_roots_callback=self._list_roots if self._roots else None,
                         client_info=types.Implementation(name="pith", version=__version__),
                     )
                 )
@@ -309,6 +317,10 @@ class Connection:
         return tools
 
     # -- what the server sends on its own ------------------------------------------------
+
+    async def _list_roots(self, context: object) -> types.ListRootsResult:
+        assert self._roots is not None
+        return await self._roots()
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         write_log(

@@ -10,7 +10,8 @@ stdio transport's `atexit` net kills what a crash of pith itself would leave beh
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from pith.mcp._results import (
     convert_result,
     error_result,
 )
+from pith.mcp._roots import RootsJudge, offered_roots, root_list, wanted_roots
 from pith.mcp._types import McpTool, ServerConfig, ServerState
 
 __all__ = ["McpManager"]
@@ -55,14 +57,44 @@ class McpManager:
         agent_dir: Path,
         cwd: Path,
         on_change: Callable[[str], None] | None = None,
+        judge_roots: RootsJudge | None = None,
+        home: str | None = None,
     ) -> None:
         self._on_change = on_change
+        self._cwd = cwd
+        self._home = home if home is not None else os.path.expanduser("~")
+        self._judge_roots = judge_roots
+        self._roots: dict[str, asyncio.Task[list[Path]]] = {}
         self._connections = {
             name: Connection(
-                config, agent_dir=agent_dir, cwd=cwd, on_change=self._changed_callback(name)
+                config,
+                agent_dir=agent_dir,
+                cwd=cwd,
+                on_change=self._changed_callback(name),
+                roots=self._roots_callback(name, config),
             )
             for name, config in servers.items()
         }
+
+    def _roots_callback(
+        self, name: str, config: ServerConfig
+    ) -> Callable[[], Awaitable[types.ListRootsResult]]:
+        async def roots() -> types.ListRootsResult:
+            return root_list(await self.roots_of(name, config))
+
+        return roots
+
+    async def roots_of(self, name: str, config: ServerConfig) -> list[Path]:
+        """The folders offered to server `name`: judged the first time it asks, the same
+        answer for the rest of the session (reconnections included)."""
+        task = self._roots.get(name)
+        if task is None:
+            wanted = wanted_roots(config.roots, self._cwd, self._home)
+            task = asyncio.get_running_loop().create_task(
+                offered_roots(name, wanted, self._judge_roots, self._cwd)
+            )
+            self._roots[name] = task
+        return await asyncio.shield(task)
 
     def _changed_callback(self, name: str) -> Callable[[], None]:
         def changed() -> None:

@@ -88,6 +88,9 @@ class ServerConfig:
     description: str | None = None
     exposure: Exposure = DEFAULT_EXPOSURE
     tool_exposure: tuple[tuple[str, Exposure], ...] = ()
+    roots: tuple[str, ...] | None = None
+    """Folders offered to the server as its roots, as written (`~` and paths relative to the
+    session's folder allowed); None: the session's folder alone."""
     override: Path | None = None
     """The project `mcp.json` whose entry changed only `enabled`, `exposure` or `toolExposure`
     of this user-level server (None: no such entry)."""

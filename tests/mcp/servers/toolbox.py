@@ -117,6 +117,12 @@ async def progress(steps: int, pause: float, ctx: Context) -> str:
     return "done"
 
 
+@server.tool(description="The client's roots, one URI per line (none: an empty answer).")
+async def roots(ctx: Context) -> str:
+    result = await ctx.session.list_roots()
+    return "\n".join(f"{root.uri} {root.name}" for root in result.roots) or "(no roots)"
+
+
 @server.tool(description="Log a message, then answer.")
 async def chatty(ctx: Context) -> str:
     await ctx.info("hello from the server", logger_name="toolbox")

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +39,16 @@ from pith.extensions import ExtensionAPI, ExtensionContext
 if TYPE_CHECKING:
     from pith.mcp import McpConfig, McpManager, McpTool
 
-__all__ = ["DIRECT_WAIT", "McpTools", "register"]
+__all__ = ["DIRECT_WAIT", "ROOTS_CHANNEL", "McpTools", "register"]
 
 REPORT_CHANNEL = "context:report"
 """The bus message `pith context` (and `/context`) sends before building its report: every
 server gets its chance to connect, so the report shows each tool's cost."""
+
+ROOTS_CHANNEL = "mcp:roots"
+"""Sent on the bus the first time a server asks for its roots, with
+`{"server": name, "roots": [absolute folder, ...]}`: a handler (the permission system)
+removes from `roots` what may not be offered; what is left is the server's answer."""
 
 
 class McpTools:
@@ -91,8 +96,17 @@ class McpTools:
                 agent_dir=self._api.agent_dir,
                 cwd=Path(self._api.cwd),
                 on_change=self._changed,
+                judge_roots=self._judge_roots,
             )
         return self._manager
+
+    async def _judge_roots(self, server: str, wanted: Sequence[Path]) -> list[Path]:
+        """The folders server `server` may have as roots: what the bus's handlers leave."""
+        request: dict[str, object] = {"server": server, "roots": [str(path) for path in wanted]}
+        await self._api.events.emit(ROOTS_CHANNEL, request)
+        left = request.get("roots")
+        kept = {item for item in left if isinstance(item, str)} if isinstance(left, list) else set()
+        return [path for path in wanted if str(path) in kept]
 
     async def ready_manager(self) -> McpManager | None:
         """The manager once every server had its chance to connect (at most `DIRECT_WAIT`)."""
@@ -124,7 +138,11 @@ class McpTools:
         from pith.mcp import McpManager  # the SDK loads here, only when a server is enabled
 
         self._manager = McpManager(
-            config.servers, agent_dir=agent_dir, cwd=cwd, on_change=self._changed
+            config.servers,
+            agent_dir=agent_dir,
+            cwd=cwd,
+            on_change=self._changed,
+            judge_roots=self._judge_roots,
         )
         self._manager.start()
         searched = {

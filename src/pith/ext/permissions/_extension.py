@@ -33,7 +33,7 @@ from pith.ext.permissions._config import (
     permission_layers,
 )
 from pith.ext.permissions._control import pith_package_dir
-from pith.ext.permissions._gates import Decision, Finding, Situation, decide
+from pith.ext.permissions._gates import Decision, Finding, Situation, decide, decide_root
 from pith.ext.permissions._log import LOG_NAME, ReviewLog, mask_secrets
 from pith.ext.permissions._persist import add_allow_rule
 from pith.ext.permissions._rules import Rule, Ruleset
@@ -50,6 +50,12 @@ LOOP_LIMIT = 3
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
 DENY_WITH_REASON = "Deny, and tell the model why"
+
+
+MCP_ROOTS_CHANNEL = "mcp:roots"
+"""The bus message the MCP extension sends the first time a server asks for its roots:
+`{"server": name, "roots": [absolute folder, ...]}`; what this extension removes from `roots`
+is not offered."""
 
 
 def _home() -> str:
@@ -226,7 +232,7 @@ class Permissions:
         return agent_dir / SETTINGS_FILE if agent_dir is not None else None
 
     async def ask(
-        self, ctx: ExtensionContext, event: ToolCallEvent, decision: Decision
+        self, ctx: ExtensionContext, title: str, decision: Decision
     ) -> tuple[bool, str, str | None]:
         """Ask the person at the keyboard: `(allowed, how, reason for the model)`."""
         asks = decision.asks
@@ -240,8 +246,7 @@ class Permissions:
             if self.api.agent_dir is not None:
                 options.append(f"Always allow everywhere: {shown}")
         options += [DENY, DENY_WITH_REASON]
-        title = f"Allow {event.tool_name}? {describe_decision(decision)}"
-        answer = await ctx.ui.select(title, options)
+        answer = await ctx.ui.select(f"{title} {describe_decision(decision)}", options)
         if answer == ALLOW_ONCE:
             return True, "user: once", None
         if answer is not None and answer.startswith("Allow for this session"):
@@ -320,12 +325,58 @@ class Permissions:
                     f"in this mode; {how}."
                 ),
             )
-        allowed, how, reason = await self.ask(ctx, event, decision)
+        allowed, how, reason = await self.ask(ctx, f"Allow {event.tool_name}?", decision)
         self._log({**record, "decision": "allow" if allowed else "deny", "how": how})
         if allowed:
             return None
         text = f"Permission denied by the user: {_what(finding) if finding else event.tool_name}"
         return ToolCallDecision(block=True, reason=f"{text}. Reason: {reason}" if reason else text)
+
+    async def on_mcp_roots(self, data: object) -> None:
+        """The `mcp:roots` bus message: take out of `data["roots"]` the folders the server
+        may not be offered (judged like a write there; asks as a tool call would)."""
+        if not isinstance(data, dict) or not isinstance(data.get("roots"), list):
+            return
+        server = str(data.get("server"))
+        ctx = self.api.context
+        kept = []
+        for folder in data["roots"]:
+            if isinstance(folder, str) and await self._root_allowed(ctx, server, folder):
+                kept.append(folder)
+        data["roots"][:] = kept
+
+    async def _root_allowed(self, ctx: ExtensionContext, server: str, folder: str) -> bool:
+        record: dict[str, object] = {"mcpRoot": folder, "server": server, "cwd": ctx.cwd}
+        what = f"the MCP server {server!r} is not offered the folder {folder} as a root"
+        if self.rules is None:
+            self._log({**record, "decision": "deny", "how": "config error"})
+            ctx.ui.notify(f"{what}: the permission settings have an error", "warning")
+            return False
+        situation = self.situation(ctx.cwd)
+        decision = decide_root(self.rules, folder, situation)
+        if decision.state == "ask" and self.session_rules:
+            approved = Ruleset([*self.rules.rules, *self.session_rules], self.rules.home)
+            decision = decide_root(approved, folder, situation)
+        record["decision"] = decision.state
+        if decision.state == "allow" or (decision.state == "ask" and self.yes):
+            self._log({**record, "how": "rule" if decision.state == "allow" else "--yes"})
+            return True
+        if decision.state == "deny":
+            self._log({**record, "how": "rule"})
+            ctx.ui.notify(_one_line(f"{what} ({describe_decision(decision)})"), "warning")
+            return False
+        if not ctx.has_ui:
+            self._log({**record, "decision": "deny", "how": "no one to ask"})
+            how = _how_to_allow(decision.asks)
+            ctx.ui.notify(
+                _one_line(f"{what} (no one to ask: {describe_decision(decision)}; {how})"),
+                "warning",
+            )
+            return False
+        title = f"Offer the MCP server {server!r} the folder {folder} as a root?"
+        allowed, how, _ = await self.ask(ctx, title, decision)
+        self._log({**record, "decision": "allow" if allowed else "deny", "how": how})
+        return allowed
 
     def _log(self, record: dict[str, object]) -> None:
         if self.log is not None:
@@ -406,6 +457,7 @@ def register(api: ExtensionAPI) -> None:
     api.on("input", state.on_input)
     api.on("tool_call", state.on_tool_call)
     api.on("tool_result", on_tool_result)
+    api.events.on(MCP_ROOTS_CHANNEL, state.on_mcp_roots)
     api.register_command(
         "permissions",
         state.on_command,

@@ -25,6 +25,7 @@ the bash parse (`analyze_bash`).
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -38,7 +39,7 @@ from pith.ext.permissions._paths import PathForms, path_forms, tool_path_forms
 from pith.ext.permissions._rules import PATH_TOOLS, STRICTNESS, Rule, Ruleset, State, Verdict
 from pith.ext.permissions._suggest import suggest_command, suggest_path
 
-__all__ = ["Decision", "Finding", "Gate", "Situation", "decide", "tool_path"]
+__all__ = ["Decision", "Finding", "Gate", "Situation", "decide", "decide_root", "tool_path"]
 
 Gate = Literal["skill", "path", "external_directory", "control", "bash_path", "tool", "loop"]
 
@@ -460,6 +461,57 @@ def _other_tool_findings(
     if verdict is not None:
         out.append(_finding(verdict, "tool", approve=((tool, "*"),)))
     return out
+
+
+def decide_root(rules: Ruleset, folder: str, situation: Situation) -> Decision:
+    """Whether an MCP server may be offered `folder` (absolute) as one of its roots: a root
+    lets the server read and change what is inside, so the folder goes through the `path`,
+    `external_directory` and control gates as a write would."""
+    forms = path_forms(folder.rstrip("/") + "/", situation.cwd, situation.home)
+    findings = [
+        *_path_findings(
+            rules,
+            forms,
+            situation,
+            reading=False,
+            gate_path="path",
+            gate_outside="external_directory",
+        ),
+        *_control_findings(rules, forms, situation, ("write", "edit", "path")),
+        *_holds_controls(forms, situation),
+    ]
+    return _combine(findings)
+
+
+def _holds_controls(forms: PathForms, situation: Situation) -> list[Finding]:
+    """An ask for a folder that holds pith's agent directory, its installed code or the
+    user's git configuration: a root there points the server at them. The working
+    directory itself is where the person chose to work: it does not ask."""
+    folder = (forms.resolved or forms.absolute).rstrip("/") or "/"
+    if folder == posixpath.normpath(situation.cwd):
+        return []
+    held = [
+        path
+        for path in (
+            situation.agent_dir,
+            situation.package_dir,
+            posixpath.join(situation.home, ".gitconfig"),
+            posixpath.join(situation.home, ".config", "git"),
+        )
+        if path is not None and _inside_any(path, [folder])
+    ]
+    if not held:
+        return []
+    return [
+        Finding(
+            "ask",
+            "control",
+            "path",
+            forms.typed,
+            None,
+            f"{forms.shown} holds {held[0]}, which decides what pith allows or runs",
+        )
+    ]
 
 
 def decide(
