@@ -33,7 +33,7 @@ def test_the_list_puts_failed_servers_first_with_their_error_and_stderr(run: Run
     assert "exit code 3" in lines[1]
     assert "no TOKEN set" in result.stderr
     box = next(line for line in lines if line.startswith("box"))
-    assert "connected  16 tools  direct" in box
+    assert "connected  17 tools  direct" in box
     assert str(run.agent / "mcp.json") in box
     off = next(line for line in lines if line.startswith("off"))
     assert off.startswith("off  disabled")
@@ -95,7 +95,7 @@ def test_reconnect_and_bad_usage(run: Run) -> None:
     with FakeServer({"turns": []}) as server:
         configure_agent_dir(run.agent, server)
         result = run.pith("/mcp reconnect box", "/mcp reconnect nobody", "/mcp frobnicate")
-    assert "MCP server 'box' reconnected (16 tools)" in result.stderr
+    assert "MCP server 'box' reconnected (17 tools)" in result.stderr
     assert "No MCP server is named 'nobody' (configured: box)" in result.stderr
     assert "usage: /mcp" in result.stderr
     assert "Traceback" not in result.stderr

@@ -123,6 +123,14 @@ async def roots(ctx: Context) -> str:
     return "\n".join(f"{root.uri} {root.name}" for root in result.roots) or "(no roots)"
 
 
+@server.tool(description="Report progress, then wait until the file `gate` exists.")
+async def gated(gate: str, ctx: Context) -> str:
+    await ctx.report_progress(1, 2, "halfway there")
+    while not os.path.exists(gate):  # noqa: ASYNC110 - another process makes the file
+        await asyncio.sleep(0.05)
+    return "gate passed"
+
+
 @server.tool(description="Log a message, then answer.")
 async def chatty(ctx: Context) -> str:
     await ctx.info("hello from the server", logger_name="toolbox")
