@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from pith.ai._anthropic_convert import _normalise as normalise_transcript
-from pith.ai._context_budget import clamp_max_tokens, estimate_input_tokens
+from pith.ai._context_budget import clamp_max_tokens_to_context
 from pith.ai._google_schema import gemini_schema
 from pith.ai._messages import (
     AssistantMessage,
@@ -275,13 +275,8 @@ def build_request(
         body["systemInstruction"] = {"parts": [{"text": _clean(system)}]}
     if context.tools:
         body["tools"] = convert_tools(context.tools)
-    input_tokens = estimate_input_tokens(context) if model.context_window > 0 else 0
     wanted = max_tokens if max_tokens is not None else model.max_tokens
-    config: JsonObject = {
-        "maxOutputTokens": clamp_max_tokens(
-            wanted, context_window=model.context_window, input_tokens=input_tokens
-        )
-    }
+    config: JsonObject = {"maxOutputTokens": clamp_max_tokens_to_context(model, context, wanted)}
     if temperature is not None:
         config["temperature"] = temperature
     thinking_settings = thinking_config(model, thinking)
