@@ -9,9 +9,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
+from pith.agent import AbortController
 from pith.ai import (
     AssistantMessage,
     Context,
@@ -21,9 +23,11 @@ from pith.ai import (
     MessageBuilder,
     Model,
     ModelCost,
+    ModelRegistry,
     StreamEvent,
     StreamOptions,
     TextContent,
+    TextDelta,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
@@ -481,3 +485,57 @@ def test_google_is_a_builtin_provider_with_gemini_models() -> None:
         10,
     )
     assert isinstance(provider_for(pro), GoogleProvider)
+
+
+def test_abort_mid_stream_keeps_what_arrived() -> None:
+    controller = AbortController()
+    options = StreamOptions(api_key="k", signal=controller.signal)
+
+    async def scenario(model: Model) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        async for event in GoogleProvider().stream(model, ask("hi"), options):
+            events.append(event)
+            if isinstance(event, TextDelta):
+                controller.abort()
+        return events
+
+    script = {"turns": [{"text": "Hello there, friend", "fault": {"chunkDelay": 0.5}}]}
+    with FakeServer(script) as server:
+        message = final(asyncio.run(scenario(gemini(server))))
+    assert message.stop_reason == "aborted"
+    assert message.error_message == "Request was aborted"
+    assert message.text() == "Hell"
+
+
+def test_the_payload_hook_sees_and_may_replace_the_body() -> None:
+    seen: list[dict[str, object]] = []
+
+    def hook(body: dict[str, object]) -> dict[str, object]:
+        seen.append(body)
+        return {**body, "safetySettings": [{"category": "HARM_CATEGORY_HATE_SPEECH"}]}
+
+    with FakeServer({"turns": [{"text": "ok"}]}) as server:
+        run(gemini(server), ask("hi"), StreamOptions(api_key="k", on_payload=hook))
+        sent = server.requests[-1]["body"]
+    assert isinstance(sent, dict)
+    assert seen[0]["contents"] == sent["contents"]
+    assert sent["safetySettings"] == [{"category": "HARM_CATEGORY_HATE_SPEECH"}]
+
+
+def test_the_key_comes_from_gemini_then_google_api_key_and_models_json_takes_the_api(
+    tmp_path: Path,
+) -> None:
+    registry = ModelRegistry.load(None)
+    model = registry.find("google/gemini-2.5-flash").model
+    both = {"GEMINI_API_KEY": "gemini", "GOOGLE_API_KEY": "google"}
+    assert registry.api_key(model, environ=both) == "gemini"
+    assert registry.api_key(model, environ={"GOOGLE_API_KEY": "google"}) == "google"
+    provider = {
+        "baseUrl": "http://127.0.0.1:9/v1beta",
+        "api": "google-generative-ai",
+        "models": [{"id": "gemini-3-flash-preview", "reasoning": True}],
+    }
+    (tmp_path / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
+    custom = ModelRegistry.load(tmp_path).find("proxy/gemini-3-flash-preview").model
+    assert custom.api == "google-generative-ai"
+    assert isinstance(provider_for(custom), GoogleProvider)
