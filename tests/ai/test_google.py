@@ -409,6 +409,7 @@ def test_user_images_are_inline_data() -> None:
         ("gemini-2.5-flash", "high", {"includeThoughts": True, "thinkingBudget": 24576}),
         ("gemini-2.5-flash-lite", "minimal", {"includeThoughts": True, "thinkingBudget": 512}),
         ("gemini-2.5-flash", "off", {"thinkingBudget": 0}),
+        ("gemini-2.5-pro", "off", {"thinkingBudget": 128}),
         ("gemini-exp", "low", {"includeThoughts": True, "thinkingBudget": -1}),
         ("gemini-3-pro-preview", "high", {"includeThoughts": True, "thinkingLevel": "HIGH"}),
         ("gemini-3-pro-preview", "minimal", {"includeThoughts": True, "thinkingLevel": "LOW"}),

@@ -84,8 +84,9 @@ def _clamped(level: ThinkingLevel) -> str:
 def thinking_config(model: Model, level: ThinkingLevel) -> JsonObject | None:
     """`generationConfig.thinkingConfig` for `level`, or None for a model that does not think.
 
-    Off means a zero budget on 2.5 models; Gemini 3 cannot stop thinking, so it thinks as
-    little as it can (`MINIMAL`, `LOW` for Pro models) and shows none of it.
+    Off means a zero budget on 2.5 models; 2.5 Pro and Gemini 3 cannot stop thinking, so they
+    think as little as they can (a budget of 128; `MINIMAL`, `LOW` for Pro models) and show
+    none of it.
     """
     if not model.reasoning:
         return None
@@ -96,7 +97,8 @@ def thinking_config(model: Model, level: ThinkingLevel) -> JsonObject | None:
         name = _clamped(level).upper()
         return {"includeThoughts": True, "thinkingLevel": lowest if name == "MINIMAL" else name}
     if level == "off":
-        return {"thinkingBudget": 0}
+        # 2.5 Pro only works thinking and rejects a zero budget: it gets its least.
+        return {"thinkingBudget": 128 if "2.5-pro" in model.id else 0}
     budget = -1
     for family, budgets in _BUDGETS:
         if family in model.id:
