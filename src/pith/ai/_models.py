@@ -54,7 +54,8 @@ class Model(WireStruct):
     id: str
     provider: str
     api: str
-    """Wire protocol: `openai-completions`, `anthropic-messages` or `faux`."""
+    """Wire protocol: `openai-completions`, `anthropic-messages`, `google-generative-ai` or
+    `faux`."""
     name: str = ""
     base_url: str = ""
     reasoning: bool = False
@@ -101,6 +102,12 @@ BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
         ),
         ProviderInfo(
             "anthropic", "anthropic-messages", "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)
+        ),
+        ProviderInfo(
+            "google",
+            "google-generative-ai",
+            "https://generativelanguage.googleapis.com/v1beta",
+            ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
         ),
         ProviderInfo(
             "openrouter",
@@ -245,6 +252,33 @@ def builtin_models() -> list[Model]:
             200_000,
             8_192,
             (0.8, 4, 0.08, 1),
+        ),
+        _model(
+            "google",
+            "gemini-2.5-pro",
+            "Gemini 2.5 Pro",
+            1_048_576,
+            65_536,
+            (1.25, 10, 0.125, 0),
+            reasoning=True,
+        ),
+        _model(
+            "google",
+            "gemini-2.5-flash",
+            "Gemini 2.5 Flash",
+            1_048_576,
+            65_536,
+            (0.3, 2.5, 0.03, 0),
+            reasoning=True,
+        ),
+        _model(
+            "google",
+            "gemini-2.5-flash-lite",
+            "Gemini 2.5 Flash-Lite",
+            1_048_576,
+            65_536,
+            (0.1, 0.4, 0.01, 0),
+            reasoning=True,
         ),
         _model(
             "deepseek",

@@ -25,6 +25,10 @@ def provider_for(model: Model) -> Provider:
         from pith.ai._anthropic import AnthropicProvider
 
         provider = AnthropicProvider()
+    elif api == "google-generative-ai":
+        from pith.ai._google import GoogleProvider
+
+        provider = GoogleProvider()
     elif api == "faux":
         from pith.ai._faux import FauxProvider
 

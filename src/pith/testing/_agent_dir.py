@@ -17,6 +17,9 @@ class _Server(Protocol):
     @property
     def anthropic_base_url(self) -> str: ...
 
+    @property
+    def gemini_base_url(self) -> str: ...
+
 
 def configure_agent_dir(
     agent: Path,
@@ -30,7 +33,11 @@ def configure_agent_dir(
     """Write `agent/models.json` with provider `provider` serving `model` from `server`
     (`--model fake/m` by default); returns `agent`."""
     agent.mkdir(parents=True, exist_ok=True)
-    base = server.anthropic_base_url if api == "anthropic-messages" else server.base_url
+    bases = {
+        "anthropic-messages": server.anthropic_base_url,
+        "google-generative-ai": server.gemini_base_url,
+    }
+    base = bases.get(api, server.base_url)
     entry = {
         "baseUrl": base,
         "api": api,

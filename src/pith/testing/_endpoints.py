@@ -41,6 +41,11 @@ class Endpoints(abc.ABC):
         """The Anthropic SDK's `base_url` (it appends `/v1/messages` itself)."""
         return self.url
 
+    @property
+    def gemini_base_url(self) -> str:
+        """The Gemini API's base URL on this server: `http://127.0.0.1:PORT/v1beta`."""
+        return f"{self.url}/v1beta"
+
     @abc.abstractmethod
     def state(self) -> JsonObject:
         """`{"requests": n, "unused_turns": [...], "problems": [...]}`."""

@@ -1,6 +1,7 @@
 """The fake server's HTTP side: the routes, the request handler and the threading server.
 
-A model route answers in its provider's wire format (`_openai_wire`, `_anthropic_wire`), with
+A model route answers in its provider's wire format (`_openai_wire`, `_anthropic_wire`,
+`_gemini_wire`), with
 the turn the state assigns and that turn's fault if it has one.
 """
 
@@ -18,7 +19,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
-from pith.testing import _anthropic_wire, _openai_wire
+from pith.testing import _anthropic_wire, _gemini_wire, _openai_wire
 from pith.testing._reply import Reply, usage_for
 from pith.testing._script import Fault, Turn
 from pith.testing._state import ServerState
@@ -29,7 +30,7 @@ HOST = "127.0.0.1"  # never anything else: the server runs scripted replies for 
 EXHAUSTED = "fake server: script exhausted"
 
 JsonObject = dict[str, object]
-Provider = Literal["openai", "anthropic"]
+Provider = Literal["openai", "anthropic", "gemini"]
 
 _ROUTES: dict[str, Provider] = {
     "/v1/chat/completions": "openai",
@@ -63,6 +64,8 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, and chunked streams whose cut a client notices
     server_version = "pith-fake/1"
     server: FakeHttpServer
+    gemini: tuple[str, bool] | None = None
+    """The model and whether to stream, on a Gemini route."""
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: the JSON request log is the record."""
@@ -101,6 +104,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, state.snapshot())
             return
         provider = _ROUTES.get(path) if self.command == "POST" else None
+        self.gemini = _gemini_wire.model_route(path) if self.command == "POST" else None
+        if self.gemini is not None:
+            provider = "gemini"
         is_models = self.command == "GET" and path in ("/v1/models", "/models")
         route = "models" if is_models else provider
         headers = dict(self.headers.items())
@@ -128,6 +134,8 @@ class _Handler(BaseHTTPRequestHandler):
             overflow = (
                 _openai_wire.overflow_body()
                 if provider == "openai"
+                else _gemini_wire.overflow_body()
+                if provider == "gemini"
                 else _anthropic_wire.overflow_body(f"req_fake_{n}")
             )
             self._send_json(400, overflow, n=n)
@@ -141,6 +149,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(provider, fault.status, message, fault.type, fault.code, n, headers)
             return
         request = body if isinstance(body, dict) else {}
+        if provider == "gemini":
+            self._serve_gemini(turn, chars, n)
+            return
         requested_model = request.get("model")
         model = self.server.state.script.model or (
             requested_model if isinstance(requested_model, str) else "fake-model"
@@ -160,6 +171,21 @@ class _Handler(BaseHTTPRequestHandler):
             frames = _openai_wire.stream_frames(reply, include_usage=include_usage)
         else:
             frames = _anthropic_wire.stream_frames(reply)
+        self._send_stream(frames, fault, n)
+
+    def _serve_gemini(self, turn: Turn, chars: int, n: int) -> None:
+        assert self.gemini is not None
+        requested, streamed = self.gemini
+        model = self.server.state.script.model or requested
+        reply = Reply(turn, model, usage_for(turn, chars), n, int(time.time()))
+        fault = turn.fault
+        if not streamed:
+            body = _gemini_wire.response(reply, fault.finish_reason)
+            self._send_json(200, body, n=n, cut_after=fault.cut_after)
+            return
+        frames = _gemini_wire.stream_frames(
+            reply, finish=fault.finish_reason, block=fault.block_reason
+        )
         self._send_stream(frames, fault, n)
 
     def _start(
@@ -205,6 +231,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = (
             _openai_wire.error_body(status, message, type_=type_, code=code)
             if provider == "openai"
+            else _gemini_wire.error_body(status, message)
+            if provider == "gemini"
             else _anthropic_wire.error_body(
                 status, message, type_=type_, request_id=f"req_fake_{n}"
             )

@@ -27,7 +27,7 @@ _STOPS.update(end_turn="stop", max_tokens="length", tool_use="tool_calls")
 _TURN_KEYS = frozenset({"text", "thinking", "signature", "tool_calls", "stop", "usage", "chunk"})
 _TURN_KEYS |= {"match", "unless", "expect", "fault"}
 _FAULT_KEYS = frozenset({"status", "retryAfter", "message", "type", "code", "overflow"})
-_FAULT_KEYS |= {"cutAfter", "firstByteDelay", "chunkDelay"}
+_FAULT_KEYS |= {"cutAfter", "firstByteDelay", "chunkDelay", "finishReason", "blockReason"}
 _USAGE_KEYS = {
     "input": "input",
     "output": "output",
@@ -63,6 +63,10 @@ class Fault:
     cut_after: int | None = None
     first_byte_delay: float = 0.0
     chunk_delay: float = 0.0
+    finish_reason: str | None = None
+    """Gemini only: the finish reason the reply ends with (`SAFETY`, `RECITATION`, ...)."""
+    block_reason: str | None = None
+    """Gemini only: answer with `promptFeedback.blockReason` and no candidate."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,8 @@ def _fault(value: object, where: str) -> Fault:
         cut_after=cut_after,
         first_byte_delay=_number(obj, "firstByteDelay", where) or 0.0,
         chunk_delay=_number(obj, "chunkDelay", where) or 0.0,
+        finish_reason=_field(obj, "finishReason", str, where),
+        block_reason=_field(obj, "blockReason", str, where),
     )
 
 

@@ -18,7 +18,7 @@ __all__ = ["ServerState"]
 
 JsonObject = dict[str, object]
 
-_SECRET_HEADERS = frozenset({"authorization", "x-api-key"})
+_SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key"})
 
 
 class ServerState:

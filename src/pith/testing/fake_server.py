@@ -1,4 +1,4 @@
-"""A scripted fake model server speaking OpenAI chat completions and Anthropic messages.
+"""A scripted fake model server speaking OpenAI chat completions, Anthropic messages and Gemini.
 
 pith's provider and agent-loop tests talk to it over real HTTP on 127.0.0.1. Standard library
 only. Run it as a process::
@@ -7,10 +7,12 @@ only. Run it as a process::
 
 or in-process with `pith.testing.FakeServer` (or `FakeServer.subprocess(...)`).
 
-Routes: `POST /v1/chat/completions` (and `/chat/completions`) answer in OpenAI's format,
-`POST /v1/messages` (and `/messages`) in Anthropic's; both stream SSE when the body has
-`"stream": true`. `GET /v1/models` lists the script's model. `GET /_pith/state` returns
-`{"requests", "unused_turns", "problems"}` and is the only request not logged.
+Routes: `POST /v1/chat/completions` (and `/chat/completions`) answer in OpenAI's format, `POST
+/v1/messages` (and `/messages`) in Anthropic's; both stream SSE when the body has `"stream":
+true`. `POST /v1beta/models/<model>:streamGenerateContent` (also under `/v1` or no prefix)
+streams Gemini's SSE, and `...:generateContent` answers in one response. `GET /v1/models` lists
+the script's model. `GET /_pith/state` returns `{"requests", "unused_turns", "problems"}` and is
+the only request not logged.
 
 Script (JSON)::
 
@@ -19,7 +21,9 @@ Script (JSON)::
      "turns": [{
         "text": "Hello",             # assistant text
         "thinking": "...",           # reasoning_content / a thinking block
-        "signature": "...",          # Anthropic thinking signature (default: fake-signature-<i>)
+        "signature": "...",          # Anthropic thinking signature (default: fake-signature-<i>);
+                                     # Gemini thought signature, on the first functionCall part
+                                     # or else the last part (default: base64 "fake-thought-<i>")
         "tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}, "id": "optional"}],
         "stop": "stop",              # stop | length | tool_calls (Anthropic names accepted);
                                      # default tool_calls when there are tool calls, else stop
@@ -52,17 +56,20 @@ Faults (`fault`; the turn is consumed by the request that hits it):
   then close the connection mid-body (no finish, no `[DONE]`); non-streaming: N body bytes.
 - `{"firstByteDelay": s}`: sleep before the response starts.
 - `{"chunkDelay": s}`: sleep between streamed frames.
+- `{"finishReason": "SAFETY"}` (Gemini only): end the reply with that finish reason instead.
+- `{"blockReason": "PROHIBITED_CONTENT"}` (Gemini only): answer with one chunk whose
+  `promptFeedback.blockReason` refuses the prompt, and no candidate.
 
 When no turn is left the answer is HTTP 500 `{"error": {"message": "fake server: script
 exhausted"}}` and a problem is recorded. Every request is appended to `--log` as one JSON line
-`{"n", "method", "path", "headers", "body", "turn", "problems"}` (without `authorization` and
-`x-api-key` headers).
+`{"n", "method", "path", "headers", "body", "turn", "problems"}` (without the `authorization`,
+`x-api-key` and `x-goog-api-key` headers).
 
 This module is the public face and the command line; the parts live in private modules of
 `pith.testing`, one job each: `_script` (parsing the script), `_reply` (a served turn and its
-usage), `_openai_wire` and `_anthropic_wire` (the two wire formats), `_state` (turn routing and
-the request log), `_http` (the routes and the HTTP server), `_endpoints` (what a running server
-offers a test), `_server` (`FakeServer`) and `_process` (`FakeServerProcess`).
+usage), `_openai_wire`, `_anthropic_wire` and `_gemini_wire` (the wire formats), `_state` (turn
+routing and the request log), `_http` (the routes and the HTTP server), `_endpoints` (what a
+running server offers a test), `_server` (`FakeServer`) and `_process` (`FakeServerProcess`).
 """
 
 from __future__ import annotations
