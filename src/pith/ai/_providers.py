@@ -25,6 +25,10 @@ def provider_for(model: Model) -> Provider:
         from pith.ai._anthropic import AnthropicProvider
 
         provider = AnthropicProvider()
+    elif api == "openai-responses":
+        from pith.ai._openai_responses import OpenAIResponsesProvider
+
+        provider = OpenAIResponsesProvider()
     elif api == "faux":
         from pith.ai._faux import FauxProvider
 

@@ -29,7 +29,7 @@ from pith.regular_file import read_regular_file
 
 __all__ = ["ModelChoice", "ModelRegistry", "ProviderConfig", "resolve_value"]
 
-KNOWN_APIS = ("openai-completions", "anthropic-messages", "faux")
+KNOWN_APIS = ("openai-completions", "anthropic-messages", "faux", "openai-responses")
 _PROVIDER_FIELDS = {
     "name", "baseUrl", "apiKey", "api", "oauth", "headers", "compat", "authHeader", "models",
     "modelOverrides",

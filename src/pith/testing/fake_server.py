@@ -8,9 +8,11 @@ only. Run it as a process::
 or in-process with `pith.testing.FakeServer` (or `FakeServer.subprocess(...)`).
 
 Routes: `POST /v1/chat/completions` (and `/chat/completions`) answer in OpenAI's format,
-`POST /v1/messages` (and `/messages`) in Anthropic's; both stream SSE when the body has
-`"stream": true`. `GET /v1/models` lists the script's model. `GET /_pith/state` returns
-`{"requests", "unused_turns", "problems"}` and is the only request not logged.
+`POST /v1/messages` (and `/messages`) in Anthropic's, `POST /v1/responses` (and `/responses`)
+in OpenAI's Responses format (`_responses_wire`: thinking becomes a reasoning item with a made-up
+`encrypted_content`); all stream SSE when the body has `"stream": true`. `GET /v1/models`
+lists the script's model. `GET /_pith/state` returns `{"requests", "unused_turns",
+"problems"}` and is the only request not logged.
 
 Script (JSON)::
 
@@ -19,7 +21,8 @@ Script (JSON)::
      "turns": [{
         "text": "Hello",             # assistant text
         "thinking": "...",           # reasoning_content / a thinking block
-        "signature": "...",          # Anthropic thinking signature (default: fake-signature-<i>)
+        "signature": "...",          # Anthropic thinking signature (default: fake-signature-<i>),
+                                     # Responses encrypted_content (default: fake-encrypted-<i>)
         "tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}, "id": "optional"}],
         "stop": "stop",              # stop | length | tool_calls (Anthropic names accepted);
                                      # default tool_calls when there are tool calls, else stop
@@ -60,9 +63,10 @@ exhausted"}}` and a problem is recorded. Every request is appended to `--log` as
 
 This module is the public face and the command line; the parts live in private modules of
 `pith.testing`, one job each: `_script` (parsing the script), `_reply` (a served turn and its
-usage), `_openai_wire` and `_anthropic_wire` (the two wire formats), `_state` (turn routing and
-the request log), `_http` (the routes and the HTTP server), `_endpoints` (what a running server
-offers a test), `_server` (`FakeServer`) and `_process` (`FakeServerProcess`).
+usage), `_openai_wire`, `_responses_wire` and `_anthropic_wire` (the three wire formats),
+`_state` (turn routing and the request log), `_http` (the routes and the HTTP server),
+`_endpoints` (what a running server offers a test), `_server` (`FakeServer`) and `_process`
+(`FakeServerProcess`).
 """
 
 from __future__ import annotations
