@@ -28,6 +28,7 @@ from pith.ai import (
     is_context_overflow,
     provider_for,
 )
+from pith.ai._models import builtin_models, default_api_for
 from pith.ai._openai_responses import _EventState, _StreamFailure
 from pith.ai._responses_convert import build_request, convert_input, reasoning_effort
 from pith.testing import FakeServer
@@ -502,3 +503,16 @@ def test_the_output_cap_is_never_below_sixteen_and_the_cache_key_at_most_64_char
     assert sent["max_output_tokens"] == 16
     assert sent["prompt_cache_key"] == "s" * 64
     assert sent["temperature"] == 0.5
+
+
+# --- which models use it ----------------------------------------------------------------------
+
+
+def test_openai_reasoning_models_default_to_the_responses_api() -> None:
+    apis = {model.key: model.api for model in builtin_models()}
+    assert apis["openai/gpt-5"] == apis["openai/o3"] == apis["openai/o4-mini"] == "openai-responses"
+    assert apis["openai/gpt-4.1"] == apis["openai/gpt-4o"] == "openai-completions"
+    assert apis["deepseek/deepseek-reasoner"] == "openai-completions"
+    assert default_api_for("openai", "gpt-5.1-codex", True) == "openai-responses"
+    assert default_api_for("openai", "gpt-4o-mini", False) == "openai-completions"
+    assert default_api_for("openrouter", "openai/gpt-5", True) == "openai-completions"
