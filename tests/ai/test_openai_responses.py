@@ -25,10 +25,11 @@ from pith.ai import (
     ToolResultMessage,
     ToolSpec,
     UserMessage,
+    builtin_models,
+    default_api_for,
     is_context_overflow,
     provider_for,
 )
-from pith.ai._models import builtin_models, default_api_for
 from pith.ai._openai_responses import _EventState, _StreamFailure
 from pith.ai._responses_convert import build_request, convert_input, reasoning_effort
 from pith.testing import FakeServer
