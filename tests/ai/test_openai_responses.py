@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pith.agent import AbortController
 from pith.ai import (
     AssistantMessage,
     Context,
@@ -249,6 +253,63 @@ def test_on_payload_sees_and_replaces_the_body() -> None:
         sent = body(server)
     assert seen[0]["model"] == "gpt-5"
     assert sent["service_tier"] == "flex"
+
+
+def test_an_unreachable_server_is_a_connection_error_naming_the_endpoint() -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # free once closed: nothing listens there
+    chosen = gpt(base_url=f"http://127.0.0.1:{port}/v1")
+
+    async def go() -> list[StreamEvent]:
+        stream = provider_for(chosen).stream(chosen, ask(), StreamOptions(api_key="k"))
+        return [event async for event in stream]
+
+    final = asyncio.run(go())[-1]
+    assert isinstance(final, ErrorEvent)
+    error = str(final.message.error_message)
+    assert error.startswith("Connection error: could not reach provider openai at ")
+    assert f"http://127.0.0.1:{port}/v1/responses" in error
+
+
+def test_an_abort_mid_stream_ends_the_reply_as_aborted_keeping_what_came() -> None:
+    controller = AbortController()
+    options = StreamOptions(api_key="k", signal=controller.signal)
+    turn = {"text": "A reply streamed slowly.", "fault": {"chunkDelay": 0.5}}
+    with FakeServer({"turns": [turn]}) as server:
+        chosen = gpt(server)
+
+        async def go() -> list[StreamEvent]:
+            events: list[StreamEvent] = []
+            async for event in provider_for(chosen).stream(chosen, ask(), options):
+                events.append(event)
+                if event.type == "text_delta":
+                    controller.abort()
+            return events
+
+        events = asyncio.run(go())
+    final = events[-1]
+    assert isinstance(final, ErrorEvent)
+    assert final.message.stop_reason == "aborted"
+    assert final.message.text() == "A re"
+
+
+def test_a_request_never_loads_the_openai_sdk() -> None:
+    code = (
+        "import sys\n"
+        "from pith.testing import FakeServer\n"
+        "from tests.ai.test_openai_responses import run, ask\n"
+        "with FakeServer({'turns': [{'text': 'ok'}]}) as server:\n"
+        "    assert run(server, ask())[1].text() == 'ok'\n"
+        "print('openai' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert result.stdout.strip() == "False"
 
 
 # --- the stream's events, one by one ----------------------------------------------------------

@@ -112,7 +112,8 @@ class OpenAIResponsesProvider:
         except _StreamFailure as error:
             events = builder.fail(str(error))
         except Exception as error:
-            events = builder.fail(_transport_message(error, model))
+            url = responses_url(model.base_url or None)
+            events = builder.fail(_transport_message(error, model, url))
         for event in events:
             yield event
 
