@@ -154,6 +154,7 @@ def test_reasoning_text_and_a_tool_call_become_blocks_with_their_replay_fields()
         {"role": "user", "content": [{"type": "input_text", "text": "What do my notes say?"}]},
     ]
     assert "authorization" not in headers  # the fake server's log leaves keys out
+    assert headers["session-id"] == headers["x-client-request-id"] == SESSION
     assert server.requests[-1]["path"] == "/v1/responses"
 
 

@@ -356,7 +356,12 @@ def test_the_openai_responses_request(tmp_path: Path) -> None:
     assert len(requests) == 3
     assert_history_is_resent_unchanged(requests, "input")
     assert requests[-1]["headers"] == snapshot(
-        {"content-type": "application/json", "accept": "text/event-stream"}
+        {
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+            "session-id": "00000000-0000-4000-8000-000000000000",
+            "x-client-request-id": "00000000-0000-4000-8000-000000000000",
+        }
     )
     assert requests[-1]["body"] == snapshot(
         {

@@ -31,7 +31,13 @@ from pith.ai._partial_json import finish_arguments
 from pith.ai._responses_convert import build_request, text_signature
 from pith.ai._stream import Context, StreamEvent, StreamOptions, apply_payload_hook
 
-__all__ = ["OpenAIResponsesProvider", "parse_usage", "responses_url", "stop_reason_for"]
+__all__ = [
+    "OpenAIResponsesProvider",
+    "parse_usage",
+    "responses_url",
+    "session_headers",
+    "stop_reason_for",
+]
 
 
 def responses_url(base_url: str | None) -> str:
@@ -118,6 +124,14 @@ class OpenAIResponsesProvider:
             yield event
 
 
+def session_headers(session_id: str | None) -> dict[str, str]:
+    """`session-id` and `x-client-request-id`: the session's requests reach the same
+    servers (and prompt cache), as for Pi's and OpenAI's own clients."""
+    if not session_id:
+        return {}
+    return {"session-id": session_id, "x-client-request-id": session_id}
+
+
 class _StreamFailure(Exception):
     """The stream said the response failed (`response.failed`, `error`)."""
 
@@ -130,6 +144,7 @@ class _ResponsesHTTP:
             "authorization": f"Bearer {options.api_key or 'no-key'}",
             "user-agent": f"pith/{__version__}",
             **_account_headers(os.environ),
+            **session_headers(options.session_id),
             **options.headers,
         }
         self.stream = EventStream(responses_url(model.base_url or None), headers, timeout)
@@ -145,6 +160,7 @@ def _client(model: Model, options: StreamOptions) -> _ResponsesHTTP:
         "openai-responses",
         model.base_url,
         options.api_key,
+        options.session_id,
         tuple(sorted(options.headers.items())),
         timeout,
     )
