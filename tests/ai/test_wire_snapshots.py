@@ -84,7 +84,7 @@ def run_conversation(tmp_path: Path, api: str) -> list[dict[str, Any]]:
     home = tmp_path / "home"
     home.mkdir()
     with FakeServer(CONVERSATION) as server:
-        base = server.base_url if api == "openai-completions" else server.anthropic_base_url
+        base = server.anthropic_base_url if api == "anthropic-messages" else server.base_url
         model = {"id": "fake-model", "contextWindow": 128000, "maxTokens": 4096, "reasoning": True}
         provider = {"baseUrl": base, "api": api, "apiKey": "fake-key", "models": [model]}
         (agent / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
@@ -154,18 +154,21 @@ def without_cache_marks(value: Any) -> Any:
     return value
 
 
-def assert_history_is_resent_unchanged(requests: list[dict[str, Any]]) -> None:
+def assert_history_is_resent_unchanged(
+    requests: list[dict[str, Any]], field: str = "messages"
+) -> None:
     """Every request repeats the one before it, only longer: same system prompt, tools and
-    options, and the earlier messages as they were (what prompt caching needs)."""
+    options, and the earlier messages (`field` of the body) as they were (what prompt caching
+    needs)."""
     last = requests[-1]
     for request in requests[:-1]:
         assert request["headers"] == last["headers"]
         body = request["body"]
-        assert {k: v for k, v in body.items() if k != "messages"} == {
-            k: v for k, v in last["body"].items() if k != "messages"
+        assert {k: v for k, v in body.items() if k != field} == {
+            k: v for k, v in last["body"].items() if k != field
         }
-        earlier = without_cache_marks(body["messages"])
-        assert earlier == without_cache_marks(last["body"]["messages"])[: len(earlier)]
+        earlier = without_cache_marks(body[field])
+        assert earlier == without_cache_marks(last["body"][field])[: len(earlier)]
 
 
 def test_the_openai_chat_completions_request(tmp_path: Path) -> None:
@@ -344,6 +347,210 @@ pith documentation (read it only when the user asks about pith itself: its setti
                 },
             ],
             "reasoning_effort": "medium",
+        }
+    )
+
+
+def test_the_openai_responses_request(tmp_path: Path) -> None:
+    requests = run_conversation(tmp_path, "openai-responses")
+    assert len(requests) == 3
+    assert_history_is_resent_unchanged(requests, "input")
+    assert requests[-1]["headers"] == snapshot(
+        {
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+            "session-id": "00000000-0000-4000-8000-000000000000",
+            "x-client-request-id": "00000000-0000-4000-8000-000000000000",
+        }
+    )
+    assert requests[-1]["body"] == snapshot(
+        {
+            "model": "fake-model",
+            "input": [
+                {
+                    "role": "developer",
+                    "content": """\
+You are pith, a coding agent working in the user's terminal. You read and change code, run commands and check your work until the user's task is done.
+
+<tools>
+- read: Read file contents
+- bash: Execute bash commands (ls, grep, find, etc.)
+- edit: Make precise file edits with exact text replacement, including multiple disjoint edits in one call
+- write: Create or overwrite files
+
+Additional tools may be available.
+</tools>
+
+<rules>
+- Use bash for file operations like ls, rg, find
+- Use read to examine files instead of cat or sed.
+- You can inspect PITH_* environment variables for current model and session details.
+- Use edit for targeted changes. Batch changes to one file in a single call.
+- Each edits[].oldText must exactly and uniquely match the original file. Keep matches short and non-overlapping; merge nearby changes without including large unchanged regions.
+- Use write only for new files or complete rewrites.
+- Be concise in your responses
+- Show file paths clearly when working with files
+</rules>
+
+<docs>
+pith documentation (read it only when the user asks about pith itself: its settings, sessions, extensions, skills or tools):
+- Main documentation: {pith-docs}/README.md
+- Additional docs: {pith-docs}/docs
+- Examples: {pith-docs}/examples (extensions)
+- Resolve docs/... and examples/... against the paths above, not the current working directory
+- When asked about: extensions (docs/extensions.md, examples/extensions/), sessions and branches (docs/sessions.md), models and providers (docs/providers.md), tools and their limits (docs/tools.md), context files, skills, prompt templates, settings and trust (docs/resources.md)
+</docs>
+
+<cwd>
+{cwd}
+</cwd>\
+""",
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "What do my notes say?"}],
+                },
+                {
+                    "id": "rs_fake_1",
+                    "type": "reasoning",
+                    "summary": [
+                        {"type": "summary_text", "text": "The notes are in notes.txt; read them."}
+                    ],
+                    "encrypted_content": "fake-encrypted-0",
+                },
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [
+                        {"type": "output_text", "text": "Reading your notes.", "annotations": []}
+                    ],
+                    "status": "completed",
+                    "id": "msg_fake_1",
+                },
+                {
+                    "type": "function_call",
+                    "id": "fc_fake_1_0",
+                    "call_id": "call_0_0",
+                    "name": "read",
+                    "arguments": '{"path":"notes.txt"}',
+                },
+                {"type": "function_call_output", "call_id": "call_0_0", "output": "Buy milk.\n"},
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [
+                        {"type": "output_text", "text": "They say: buy milk.", "annotations": []}
+                    ],
+                    "status": "completed",
+                    "id": "msg_fake_2",
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "Thanks, that is all."}],
+                },
+            ],
+            "stream": True,
+            "store": False,
+            "prompt_cache_key": "00000000-0000-4000-8000-000000000000",
+            "max_output_tokens": 4096,
+            "tools": [
+                {
+                    "type": "function",
+                    "name": "read",
+                    "description": "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). Images are sent as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). Use offset/limit for large files. When you need the full file, continue with offset until complete.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "path": {
+                                "type": "string",
+                                "description": "Path to the file to read (relative or absolute)",
+                            },
+                            "offset": {
+                                "type": "number",
+                                "description": "Line number to start reading from (1-indexed)",
+                            },
+                            "limit": {
+                                "type": "number",
+                                "description": "Maximum number of lines to read",
+                            },
+                        },
+                        "required": ["path"],
+                    },
+                },
+                {
+                    "type": "function",
+                    "name": "bash",
+                    "description": "Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "command": {
+                                "type": "string",
+                                "description": "Shell command to execute",
+                            },
+                            "timeout": {
+                                "type": "number",
+                                "description": "Timeout in seconds (optional, no default timeout)",
+                            },
+                        },
+                        "required": ["command"],
+                    },
+                },
+                {
+                    "type": "function",
+                    "name": "edit",
+                    "description": "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. Do not include large unchanged regions just to connect distant changes.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "path": {
+                                "type": "string",
+                                "description": "Path to the file to edit (relative or absolute)",
+                            },
+                            "edits": {
+                                "type": "array",
+                                "description": "One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead.",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "oldText": {
+                                            "type": "string",
+                                            "description": "Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call.",
+                                        },
+                                        "newText": {
+                                            "type": "string",
+                                            "description": "Replacement text for this targeted edit.",
+                                        },
+                                    },
+                                    "required": ["oldText", "newText"],
+                                },
+                            },
+                        },
+                        "required": ["path", "edits"],
+                    },
+                },
+                {
+                    "type": "function",
+                    "name": "write",
+                    "description": "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically creates parent directories.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "path": {
+                                "type": "string",
+                                "description": "Path to the file to write (relative or absolute)",
+                            },
+                            "content": {
+                                "type": "string",
+                                "description": "Content to write to the file",
+                            },
+                        },
+                        "required": ["path", "content"],
+                    },
+                },
+            ],
+            "reasoning": {"effort": "medium", "summary": "auto"},
+            "include": ["reasoning.encrypted_content"],
         }
     )
 
@@ -557,7 +764,7 @@ def thinking_fields(api: str, reasoning: bool) -> dict[str, dict[str, Any]]:
     async def requests() -> list[dict[str, Any]]:
         script = {"turns": [{"text": "ok"} for _ in THINKING_LEVELS]}
         with FakeServer(script) as server:
-            base = server.base_url if api == "openai-completions" else server.anthropic_base_url
+            base = server.anthropic_base_url if api == "anthropic-messages" else server.base_url
             model = Model(
                 id="fake-model",
                 provider="fake",
@@ -577,6 +784,7 @@ def thinking_fields(api: str, reasoning: bool) -> dict[str, dict[str, Any]]:
             return server.requests
 
     fields = {"max_tokens", "max_completion_tokens", "reasoning_effort", "thinking"}
+    fields |= {"max_output_tokens", "reasoning", "include"}
     return {
         level: {
             **{k: v for k, v in request["body"].items() if k in fields},
@@ -610,6 +818,59 @@ def test_the_thinking_level_on_the_openai_wire() -> None:
                 "high": {"max_completion_tokens": 32000},
                 "xhigh": {"max_completion_tokens": 32000},
                 "max": {"max_completion_tokens": 32000},
+            },
+        }
+    )
+
+
+def test_the_thinking_level_on_the_openai_responses_wire() -> None:
+    levels = {
+        "reasoning model": thinking_fields("openai-responses", reasoning=True),
+        "model without reasoning": thinking_fields("openai-responses", reasoning=False),
+    }
+    assert levels == snapshot(
+        {
+            "reasoning model": {
+                "off": {"max_output_tokens": 32000, "reasoning": {"effort": "none"}},
+                "minimal": {
+                    "max_output_tokens": 32000,
+                    "reasoning": {"effort": "minimal", "summary": "auto"},
+                    "include": ["reasoning.encrypted_content"],
+                },
+                "low": {
+                    "max_output_tokens": 32000,
+                    "reasoning": {"effort": "low", "summary": "auto"},
+                    "include": ["reasoning.encrypted_content"],
+                },
+                "medium": {
+                    "max_output_tokens": 32000,
+                    "reasoning": {"effort": "medium", "summary": "auto"},
+                    "include": ["reasoning.encrypted_content"],
+                },
+                "high": {
+                    "max_output_tokens": 32000,
+                    "reasoning": {"effort": "high", "summary": "auto"},
+                    "include": ["reasoning.encrypted_content"],
+                },
+                "xhigh": {
+                    "max_output_tokens": 32000,
+                    "reasoning": {"effort": "high", "summary": "auto"},
+                    "include": ["reasoning.encrypted_content"],
+                },
+                "max": {
+                    "max_output_tokens": 32000,
+                    "reasoning": {"effort": "high", "summary": "auto"},
+                    "include": ["reasoning.encrypted_content"],
+                },
+            },
+            "model without reasoning": {
+                "off": {"max_output_tokens": 32000},
+                "minimal": {"max_output_tokens": 32000},
+                "low": {"max_output_tokens": 32000},
+                "medium": {"max_output_tokens": 32000},
+                "high": {"max_output_tokens": 32000},
+                "xhigh": {"max_output_tokens": 32000},
+                "max": {"max_output_tokens": 32000},
             },
         }
     )

@@ -50,6 +50,7 @@ from pith.ai._models import (
     ThinkingLevel,
     as_thinking_level,
     builtin_models,
+    default_api_for,
 )
 from pith.ai._overflow import OVERFLOW_PATTERNS, is_context_overflow, is_recoverable_length
 from pith.ai._providers import provider_for
@@ -157,6 +158,7 @@ __all__ = [
     "convert",
     "current_system_message",
     "decode_json",
+    "default_api_for",
     "encode_json",
     "estimate_input_tokens",
     "faux_model",

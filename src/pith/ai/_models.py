@@ -17,6 +17,7 @@ __all__ = [
     "ThinkingLevel",
     "as_thinking_level",
     "builtin_models",
+    "default_api_for",
 ]
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -54,8 +55,8 @@ class Model(WireStruct):
     id: str
     provider: str
     api: str
-    """Wire protocol: `openai-completions`, `anthropic-messages`, `google-generative-ai` or
-    `faux`."""
+    """Wire protocol: `openai-completions`, `openai-responses`, `anthropic-messages`,
+    `google-generative-ai` or `faux`."""
     name: str = ""
     base_url: str = ""
     reasoning: bool = False
@@ -148,6 +149,21 @@ BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
 }
 
 
+_OPENAI_REASONING_FAMILIES = ("gpt-5", "o1", "o3", "o4", "codex")
+
+
+def default_api_for(provider: str, model_id: str, reasoning: bool) -> str:
+    """The api a built-in model is spoken to with: OpenAI's own reasoning models (GPT-5, the
+    o-series, Codex) use `openai-responses`, whose encrypted reasoning items carry their
+    thinking from one turn to the next; everything else its provider's api."""
+    name = model_id.rsplit("/", 1)[-1]
+    if provider == "openai" and (
+        name.startswith(_OPENAI_REASONING_FAMILIES) or (reasoning and "codex" in name)
+    ):
+        return "openai-responses"
+    return BUILTIN_PROVIDERS[provider].api
+
+
 def _model(
     provider: str,
     model_id: str,
@@ -163,7 +179,7 @@ def _model(
     return Model(
         id=model_id,
         provider=provider,
-        api=info.api,
+        api=default_api_for(provider, model_id, reasoning),
         name=name,
         base_url=info.base_url,
         reasoning=reasoning,

@@ -197,11 +197,12 @@ def _status_message(error: StatusError) -> str:
     return f"{error.status} {detail}"
 
 
-def _transport_message(error: Exception, model: Model) -> str:
-    """A failure of the connection itself, in words that say which, and where to."""
+def _transport_message(error: Exception, model: Model, url: str | None = None) -> str:
+    """A failure of the connection itself, in words that say which, and where to (`url`,
+    by default the chat-completions endpoint)."""
     text = str(error) or type(error).__name__
     kind = transport_kind(error)
-    where = endpoint_description(model.provider, completions_url(model.base_url or None))
+    where = endpoint_description(model.provider, url or completions_url(model.base_url or None))
     if kind == "timeout":
         return f"Request timed out ({where})"
     if kind == "stream":

@@ -29,6 +29,10 @@ def provider_for(model: Model) -> Provider:
         from pith.ai._google import GoogleProvider
 
         provider = GoogleProvider()
+    elif api == "openai-responses":
+        from pith.ai._openai_responses import OpenAIResponsesProvider
+
+        provider = OpenAIResponsesProvider()
     elif api == "faux":
         from pith.ai._faux import FauxProvider
 

@@ -29,7 +29,13 @@ from pith.regular_file import read_regular_file
 
 __all__ = ["ModelChoice", "ModelRegistry", "ProviderConfig", "resolve_value"]
 
-KNOWN_APIS = ("openai-completions", "anthropic-messages", "faux", "google-generative-ai")
+KNOWN_APIS = (
+    "openai-completions",
+    "openai-responses",
+    "anthropic-messages",
+    "google-generative-ai",
+    "faux",
+)
 _PROVIDER_FIELDS = {
     "name", "baseUrl", "apiKey", "api", "oauth", "headers", "compat", "authHeader", "models",
     "modelOverrides",

@@ -19,7 +19,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
-from pith.testing import _anthropic_wire, _gemini_wire, _openai_wire
+from pith.testing import _anthropic_wire, _gemini_wire, _openai_wire, _responses_wire
 from pith.testing._reply import Reply, usage_for
 from pith.testing._script import Fault, Turn
 from pith.testing._state import ServerState
@@ -30,13 +30,15 @@ HOST = "127.0.0.1"  # never anything else: the server runs scripted replies for 
 EXHAUSTED = "fake server: script exhausted"
 
 JsonObject = dict[str, object]
-Provider = Literal["openai", "anthropic", "gemini"]
+Provider = Literal["openai", "anthropic", "gemini", "responses"]
 
 _ROUTES: dict[str, Provider] = {
     "/v1/chat/completions": "openai",
     "/chat/completions": "openai",
     "/v1/messages": "anthropic",
     "/messages": "anthropic",
+    "/v1/responses": "responses",
+    "/responses": "responses",
 }
 
 
@@ -136,6 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if provider == "openai"
                 else _gemini_wire.overflow_body()
                 if provider == "gemini"
+                else _responses_wire.overflow_body()
+                if provider == "responses"
                 else _anthropic_wire.overflow_body(f"req_fake_{n}")
             )
             self._send_json(400, overflow, n=n)
@@ -161,6 +165,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply_body = (
                 _openai_wire.completion(reply)
                 if provider == "openai"
+                else _responses_wire.response(reply)
+                if provider == "responses"
                 else _anthropic_wire.message(reply)
             )
             self._send_json(200, reply_body, n=n, cut_after=fault.cut_after)
@@ -169,6 +175,8 @@ class _Handler(BaseHTTPRequestHandler):
             options = request.get("stream_options")
             include_usage = isinstance(options, dict) and options.get("include_usage") is True
             frames = _openai_wire.stream_frames(reply, include_usage=include_usage)
+        elif provider == "responses":
+            frames = _responses_wire.stream_frames(reply)
         else:
             frames = _anthropic_wire.stream_frames(reply)
         self._send_stream(frames, fault, n)
@@ -230,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         body = (
             _openai_wire.error_body(status, message, type_=type_, code=code)
-            if provider == "openai"
+            if provider in ("openai", "responses")
             else _gemini_wire.error_body(status, message)
             if provider == "gemini"
             else _anthropic_wire.error_body(

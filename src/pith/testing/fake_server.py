@@ -7,12 +7,14 @@ only. Run it as a process::
 
 or in-process with `pith.testing.FakeServer` (or `FakeServer.subprocess(...)`).
 
-Routes: `POST /v1/chat/completions` (and `/chat/completions`) answer in OpenAI's format, `POST
-/v1/messages` (and `/messages`) in Anthropic's; both stream SSE when the body has `"stream":
-true`. `POST /v1beta/models/<model>:streamGenerateContent` (also under `/v1` or no prefix)
-streams Gemini's SSE, and `...:generateContent` answers in one response. `GET /v1/models` lists
-the script's model. `GET /_pith/state` returns `{"requests", "unused_turns", "problems"}` and is
-the only request not logged.
+Routes: `POST /v1/chat/completions` (and `/chat/completions`) answer in OpenAI's format,
+`POST /v1/messages` (and `/messages`) in Anthropic's, `POST /v1/responses` (and `/responses`)
+in OpenAI's Responses format (`_responses_wire`: thinking becomes a reasoning item with a made-up
+`encrypted_content`); all stream SSE when the body has `"stream": true`.
+`POST /v1beta/models/<model>:streamGenerateContent` (also under `/v1` or no prefix) streams
+Gemini's SSE, and `...:generateContent` answers in one response. `GET /v1/models` lists the
+script's model. `GET /_pith/state` returns `{"requests", "unused_turns", "problems"}` and is the
+only request not logged.
 
 Script (JSON)::
 
@@ -22,6 +24,7 @@ Script (JSON)::
         "text": "Hello",             # assistant text
         "thinking": "...",           # reasoning_content / a thinking block
         "signature": "...",          # Anthropic thinking signature (default: fake-signature-<i>);
+                                     # Responses encrypted_content (default: fake-encrypted-<i>);
                                      # Gemini thought signature, on the first functionCall part
                                      # or else the last part (default: base64 "fake-thought-<i>")
         "tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}, "id": "optional"}],
@@ -67,9 +70,10 @@ exhausted"}}` and a problem is recorded. Every request is appended to `--log` as
 
 This module is the public face and the command line; the parts live in private modules of
 `pith.testing`, one job each: `_script` (parsing the script), `_reply` (a served turn and its
-usage), `_openai_wire`, `_anthropic_wire` and `_gemini_wire` (the wire formats), `_state` (turn
-routing and the request log), `_http` (the routes and the HTTP server), `_endpoints` (what a
-running server offers a test), `_server` (`FakeServer`) and `_process` (`FakeServerProcess`).
+usage), `_openai_wire`, `_responses_wire`, `_anthropic_wire` and `_gemini_wire` (the wire
+formats), `_state` (turn routing and the request log), `_http` (the routes and the HTTP server),
+`_endpoints` (what a running server offers a test), `_server` (`FakeServer`) and `_process`
+(`FakeServerProcess`).
 """
 
 from __future__ import annotations
