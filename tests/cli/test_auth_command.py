@@ -9,6 +9,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from pith.testing import FakeServer, subprocess_env
@@ -53,7 +54,7 @@ def auth_file(tmp_path: Path) -> Path:
     return tmp_path / "agent" / "auth.json"
 
 
-def write_models(tmp_path: Path, providers: dict[str, object]) -> None:
+def write_models(tmp_path: Path, providers: Mapping[str, object]) -> None:
     agent = tmp_path / "agent"
     agent.mkdir(parents=True, exist_ok=True)
     (agent / "models.json").write_text(json.dumps({"providers": providers}))
@@ -215,7 +216,7 @@ def test_list_says_where_each_key_comes_from_and_never_shows_one(tmp_path: Path)
     assert rows["openai"].endswith("yes (not used)")
     assert "environment variable GROQ_API_KEY" in rows["groq"]
     assert rows["groq"].endswith("no")
-    assert "providers.vllm.apiKey ($VLLM_KEY, which is not set)" in rows["vllm"]
+    assert "  models.json: providers.vllm.apiKey ($VLLM_KEY, which is not set)" in rows["vllm"]
     assert_hidden(result.stdout + result.stderr)
     assert_hidden(result.stdout + result.stderr, ENV_KEY)
 
@@ -255,7 +256,7 @@ def test_a_file_others_can_read_is_a_warning_naming_chmod(tmp_path: Path) -> Non
 # --- the key a run sends --------------------------------------------------------------------
 
 
-def openai_through(server: FakeServer) -> dict[str, object]:
+def openai_through(server: FakeServer) -> dict[str, dict[str, object]]:
     """The built-in openai provider pointed at the fake server, with no apiKey of its own."""
     return {"openai": {"baseUrl": server.base_url, "models": [{"id": "m"}]}}
 
@@ -295,6 +296,18 @@ def test_the_environment_and_api_key_win_over_the_saved_key(tmp_path: Path) -> N
     assert from_flag == {"authorization": digest("Bearer flag-key")}
 
 
+def test_a_models_json_api_key_wins_over_the_saved_key(tmp_path: Path) -> None:
+    with FakeServer({"turns": [{"text": "a"}]}) as server:
+        providers = openai_through(server)
+        providers["openai"]["apiKey"] = "proxy-key"
+        write_models(tmp_path, providers)
+        assert pith(tmp_path, "auth", "login", "openai", stdin=KEY).returncode == 0
+        result = pith(tmp_path, "-p", "--no-session", "--model", "openai/m", "hi")
+        credential = sent_credential(server)
+    assert result.returncode == 0, result.stderr
+    assert credential == {"authorization": digest("Bearer proxy-key")}
+
+
 def test_the_saved_key_is_in_no_session_file_context_or_export(tmp_path: Path) -> None:
     with FakeServer({"turns": [{"text": "hello"}]}) as server:
         write_models(tmp_path, openai_through(server))
@@ -312,3 +325,39 @@ def test_the_saved_key_is_in_no_session_file_context_or_export(tmp_path: Path) -
             if name != "auth.json":
                 seen.append((Path(folder) / name).read_text(errors="replace"))
     assert_hidden("\n".join(seen))
+
+
+def test_login_on_a_terminal_asks_without_echoing_the_key(tmp_path: Path) -> None:
+    import pty
+    import select
+
+    env = subprocess_env(tmp_path / "agent")
+    (tmp_path / "work").mkdir()
+    pid, master = pty.fork()
+    if pid == 0:  # the child: pith on a terminal
+        os.chdir(tmp_path / "work")
+        os.execve(sys.executable, [sys.executable, "-m", "pith", "auth", "login", "openai"], env)
+    seen = b""
+    sent = False
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 1024)
+        except OSError:  # the terminal closes when pith exits
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not sent and b"(not shown): " in seen:
+            os.write(master, KEY.encode() + b"\r")
+            sent = True
+    _, status = os.waitpid(pid, 0)
+    os.close(master)
+    text = seen.decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "API key for openai (not shown): " in text
+    assert "Saved the API key for openai" in text
+    assert_hidden(text)
+    assert json.loads(auth_file(tmp_path).read_text())["openai"]["key"] == KEY

@@ -129,7 +129,7 @@ def _list(home: Path) -> int:
             spec = {"models.json": config.api_key, "auth.json": None}.get(source.kind)
             if source.kind == "auth.json" and config.stored_key is not None:
                 spec = config.stored_key.key
-            where = _describe(source) + _spec_hint(spec)
+            where = _describe(source).replace(str(home) + os.sep, "") + _spec_hint(spec)
         rows.append((provider, where, saved))
     if not rows:
         print(
@@ -141,7 +141,7 @@ def _list(home: Path) -> int:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(2)]
     for row in [header, *rows]:
         print(f"{row[0].ljust(widths[0])}  {row[1].ljust(widths[1])}  {row[2]}".rstrip())
-    print(f"(keys saved in {auth.path}; --api-key, when given, wins over all of these)")
+    print(f"(files in {home}; --api-key, when given, wins over all of these)")
     return 0
 
 
