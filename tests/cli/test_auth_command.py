@@ -361,3 +361,15 @@ def test_login_on_a_terminal_asks_without_echoing_the_key(tmp_path: Path) -> Non
     assert "Saved the API key for openai" in text
     assert_hidden(text)
     assert json.loads(auth_file(tmp_path).read_text())["openai"]["key"] == KEY
+
+
+def test_a_missing_key_names_pith_auth_login(tmp_path: Path) -> None:
+    write_models(
+        tmp_path, {"openai": {"baseUrl": "http://127.0.0.1:9/v1", "models": [{"id": "m"}]}}
+    )
+    result = pith(tmp_path, "-p", "--no-session", "--model", "openai/m", "hi")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "pith: no API key for openai/m: set OPENAI_API_KEY, save one with "
+        "`pith auth login openai`, or pass --api-key\n"
+    )
