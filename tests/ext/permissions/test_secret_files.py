@@ -103,6 +103,19 @@ def test_writing_a_key_file_asks_even_under_write_allow(agent: Path) -> None:
     assert decision(agent, loose, "bash", command=f"echo x > {path}") == ("ask", "control")
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["echo k | pith auth login openai", "pith auth logout openai", "python -m pith auth list"],
+)
+def test_pith_auth_from_bash_asks(agent: Path, command: str) -> None:
+    rules = Ruleset(build_rules([PermissionLayer("settings.json", BROAD)]), HOME)
+    situation = Situation(str(agent.parent / "work"), HOME, (str(agent),), {}, str(agent))
+    found = decide(rules, "bash", {"command": command}, situation)
+    assert found.state == "ask"
+    assert found.finding is not None
+    assert "`pith auth`, which saves and removes the API keys pith sends" in str(found.finding.note)
+
+
 # --- end to end: a scripted model tries to read and change the saved key ----------------------
 
 KEY = "zq-Saved-K3y-5d1e77"
