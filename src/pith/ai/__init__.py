@@ -1,7 +1,7 @@
 """Messages, content blocks and (later) models and providers: what pith says to a model."""
 
 from pith.ai._abortable import Aborted, until_aborted
-from pith.ai._auth_file import AUTH_FILE, AuthFile, AuthFileError, StoredKey
+from pith.ai._auth_file import AUTH_FILE, AuthEntries, AuthFile, AuthFileError, StoredKey
 from pith.ai._builder import MessageBuilder
 from pith.ai._context_budget import (
     clamp_max_tokens,
@@ -104,6 +104,7 @@ __all__ = [
     "AgentMessage",
     "AssistantContent",
     "AssistantMessage",
+    "AuthEntries",
     "AuthFile",
     "AuthFileError",
     "BashExecutionMessage",

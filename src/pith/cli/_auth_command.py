@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from pith.ai import AuthFile, KeySource, ModelRegistry
+from pith.ai import AuthEntries, AuthFile, KeySource, ModelRegistry
 from pith.errors import InputError
 
 __all__ = ["run"]
@@ -112,25 +112,9 @@ def _list(home: Path) -> int:
     rows: list[tuple[str, str, str]] = []
     for provider in sorted({*registry.providers, *entries.keys, *entries.other}):
         source = registry.key_source(provider)
-        stored = provider in entries.keys and provider in registry.providers
-        if provider in entries.other:
-            saved = f"{entries.other[provider]} (not used by pith)"
-        elif provider in entries.keys and provider not in registry.providers:
-            saved = "yes (no such provider now: not used)"
-        elif stored:
-            saved = "yes" if source is not None and source.kind == "auth.json" else "yes (not used)"
-        else:
-            saved = "no"
-        if source is None and saved == "no":
-            continue
-        where = "none"
-        if source is not None:
-            config = registry.providers[provider]
-            spec = {"models.json": config.api_key, "auth.json": None}.get(source.kind)
-            if source.kind == "auth.json" and config.stored_key is not None:
-                spec = config.stored_key.key
-            where = _describe(source).replace(str(home) + os.sep, "") + _spec_hint(spec)
-        rows.append((provider, where, saved))
+        saved = _saved(provider, registry, entries, source)
+        if source is not None or saved != "no":
+            rows.append((provider, _where(registry, provider, source, home), saved))
     if not rows:
         print(
             f"No API keys: none saved in {auth.path}, none in the environment or models.json. "
@@ -143,6 +127,32 @@ def _list(home: Path) -> int:
         print(f"{row[0].ljust(widths[0])}  {row[1].ljust(widths[1])}  {row[2]}".rstrip())
     print(f"(files in {home}; --api-key, when given, wins over all of these)")
     return 0
+
+
+def _saved(
+    provider: str, registry: ModelRegistry, entries: AuthEntries, source: KeySource | None
+) -> str:
+    """What auth.json holds for `provider`, and whether a run uses it."""
+    if provider in entries.other:
+        return f"{entries.other[provider]} (not used by pith)"
+    if provider not in entries.keys:
+        return "no"
+    if provider not in registry.providers:
+        return "yes (no such provider now: not used)"
+    return "yes" if source is not None and source.kind == "auth.json" else "yes (not used)"
+
+
+def _where(registry: ModelRegistry, provider: str, source: KeySource | None, home: Path) -> str:
+    """The source of `provider`'s key in words, with what a `$NAME` or `!command` reads."""
+    if source is None:
+        return "none"
+    config = registry.providers[provider]
+    spec = None
+    if source.kind == "models.json":
+        spec = config.api_key
+    elif source.kind == "auth.json" and config.stored_key is not None:
+        spec = config.stored_key.key
+    return _describe(source).replace(str(home) + os.sep, "") + _spec_hint(spec)
 
 
 def _describe(source: KeySource) -> str:
