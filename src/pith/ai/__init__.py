@@ -1,6 +1,7 @@
 """Messages, content blocks and (later) models and providers: what pith says to a model."""
 
 from pith.ai._abortable import Aborted, until_aborted
+from pith.ai._auth_file import AUTH_FILE, AuthEntries, AuthFile, AuthFileError, StoredKey
 from pith.ai._builder import MessageBuilder
 from pith.ai._context_budget import (
     clamp_max_tokens,
@@ -54,7 +55,13 @@ from pith.ai._models import (
 )
 from pith.ai._overflow import OVERFLOW_PATTERNS, is_context_overflow, is_recoverable_length
 from pith.ai._providers import provider_for
-from pith.ai._registry import ModelChoice, ModelRegistry, ProviderConfig, resolve_value
+from pith.ai._registry import (
+    KeySource,
+    ModelChoice,
+    ModelRegistry,
+    ProviderConfig,
+    resolve_value,
+)
 from pith.ai._retry import RetryPolicy, is_retryable_error, retry_delay_seconds
 from pith.ai._stream import (
     Context,
@@ -89,6 +96,7 @@ from pith.ai._wire import (
 )
 
 __all__ = [
+    "AUTH_FILE",
     "BUILTIN_PROVIDERS",
     "OVERFLOW_PATTERNS",
     "THINKING_LEVELS",
@@ -97,6 +105,9 @@ __all__ = [
     "AgentMessage",
     "AssistantContent",
     "AssistantMessage",
+    "AuthEntries",
+    "AuthFile",
+    "AuthFileError",
     "BashExecutionMessage",
     "BranchSummaryMessage",
     "CompactionSummaryMessage",
@@ -108,6 +119,7 @@ __all__ = [
     "FauxCall",
     "FauxReply",
     "ImageContent",
+    "KeySource",
     "LocalServer",
     "Message",
     "MessageBuilder",
@@ -122,6 +134,7 @@ __all__ = [
     "RetryPolicy",
     "StartEvent",
     "StopReason",
+    "StoredKey",
     "StreamEvent",
     "StreamOptions",
     "SystemMessage",

@@ -2,7 +2,8 @@
 
 `models.json` follows Pi's schema (providers with `baseUrl`, `api`, `apiKey`, `headers`,
 `compat`, `models[]`, `modelOverrides`). A bad file stops pith with a message naming the file and
-the field; fields pith does not use yet are accepted and reported once as warnings.
+the field; fields pith does not use yet are accepted and reported once as warnings. The keys
+`pith auth login` saved come from `<agent dir>/auth.json` (`_auth_file`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
+from pith.ai._auth_file import AuthFile, StoredKey
 from pith.ai._models import (
     BUILTIN_PROVIDERS,
     THINKING_LEVELS,
@@ -27,7 +30,7 @@ from pith.errors import ConfigError, InputError
 from pith.json_input import JsonInputError, parse_json
 from pith.regular_file import read_regular_file
 
-__all__ = ["ModelChoice", "ModelRegistry", "ProviderConfig", "resolve_value"]
+__all__ = ["KeySource", "ModelChoice", "ModelRegistry", "ProviderConfig", "resolve_value"]
 
 KNOWN_APIS = (
     "openai-completions",
@@ -68,6 +71,18 @@ class ProviderConfig:
     needs_key: bool = True
     compat: dict[str, object] = field(default_factory=dict)
     """The built-in provider's `compat` defaults, under each of its models' own flags."""
+    stored_key: StoredKey | None = None
+    """The key `pith auth login` saved in auth.json: used when nothing else gives one."""
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """Where a provider's key comes from (never the key itself)."""
+
+    kind: Literal["--api-key", "models.json", "environment", "auth.json"]
+    name: str
+    """The variable's name, the `models.json` field (`<file>: providers.<id>.apiKey`), or the
+    kind again."""
 
 
 @dataclass(frozen=True)
@@ -77,9 +92,10 @@ class ModelChoice:
     """A level given as `provider/id:level`, else None."""
 
 
-def resolve_value(spec: str, environ: Mapping[str, str]) -> str | None:
+def resolve_value(spec: str, environ: Mapping[str, str], where: str = "models.json") -> str | None:
     """Resolve a `models.json` value: `$NAME`/`${NAME}` from the environment, `!cmd` from a
-    command's output, `$$`/`$!` for a literal `$`/`!`, anything else literally."""
+    command's output, `$$`/`$!` for a literal `$`/`!`, anything else literally. `where` names
+    the file in the message of a command that fails."""
     if spec.startswith("$$") or spec.startswith("$!"):
         return spec[1:]
     if spec.startswith("${") and spec.endswith("}"):
@@ -92,10 +108,10 @@ def resolve_value(spec: str, environ: Mapping[str, str]) -> str | None:
                 spec[1:], shell=True, capture_output=True, text=True, timeout=30, check=False
             )
         except (OSError, subprocess.TimeoutExpired) as error:
-            raise ConfigError(f"models.json: command {spec[1:]!r} failed: {error}") from None
+            raise ConfigError(f"{where}: command {spec[1:]!r} failed: {error}") from None
         if completed.returncode != 0:
             raise ConfigError(
-                f"models.json: command {spec[1:]!r} exited with code {completed.returncode}: "
+                f"{where}: command {spec[1:]!r} exited with code {completed.returncode}: "
                 f"{completed.stderr.strip()[:200]}"
             )
         return completed.stdout.strip() or None
@@ -116,8 +132,9 @@ class ModelRegistry:
         self.warnings = warnings or []
 
     @classmethod
-    def load(cls, agent_dir: Path | None) -> ModelRegistry:
-        """Built-in models, plus `agent_dir/models.json` when it exists."""
+    def load(cls, agent_dir: Path | None, *, stored_keys: bool = True) -> ModelRegistry:
+        """Built-in models, plus `agent_dir/models.json` when it exists, and (with
+        `stored_keys`) the keys saved in `agent_dir/auth.json`."""
         providers = {
             info.id: ProviderConfig(
                 info.id,
@@ -134,7 +151,17 @@ class ModelRegistry:
             path = agent_dir / "models.json"
             if path.is_file():
                 registry._apply_file(path)
+            if stored_keys:
+                registry._apply_auth_file(AuthFile(agent_dir))
         return registry
+
+    def _apply_auth_file(self, auth: AuthFile) -> None:
+        for provider, stored in auth.entries().keys.items():
+            if provider in self.providers:
+                self.providers[provider].stored_key = stored
+        loose = auth.loose_mode()
+        if loose is not None:
+            self.warnings.append(loose)
 
     # --- lookup -----------------------------------------------------------------------------
 
@@ -211,20 +238,47 @@ class ModelRegistry:
         override: str | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> str | None:
-        """The key for `model`: `--api-key`, then models.json `apiKey`, then the environment."""
+        """The key for `model`: `--api-key`, then models.json `apiKey`, then the environment,
+        then the key `pith auth login` saved (auth.json)."""
         if override:
             return override
         env = os.environ if environ is None else environ
         config = self.providers.get(model.provider)
         if config is None:
             return None
-        if config.api_key:
+        source = self.key_source(model.provider, environ=env)
+        if source is None:
+            return None
+        if source.kind == "models.json":
             # What models.json names is the key, even when it resolves to nothing: the
             # provider's usual variable may hold a key meant for another server.
+            assert config.api_key is not None
             return resolve_value(config.api_key, env)
+        if source.kind == "environment":
+            return env[source.name]
+        assert config.stored_key is not None
+        stored = config.stored_key
+        return resolve_value(stored.key, {**env, **stored.env}, where="auth.json")
+
+    def key_source(
+        self, provider: str, override: str | None = None, environ: Mapping[str, str] | None = None
+    ) -> KeySource | None:
+        """Where `provider`'s key comes from now, without resolving it (no command runs):
+        `--api-key`, models.json, an environment variable, auth.json; None when nothing
+        gives one."""
+        if override:
+            return KeySource("--api-key", "--api-key")
+        env = os.environ if environ is None else environ
+        config = self.providers.get(provider)
+        if config is None:
+            return None
+        if config.api_key:
+            return KeySource("models.json", config.api_key_origin)
         for name in config.env_keys:
             if env.get(name):
-                return env[name]
+                return KeySource("environment", name)
+        if config.stored_key is not None:
+            return KeySource("auth.json", "auth.json")
         return None
 
     def unresolved_key(self, model: Model, environ: Mapping[str, str] | None = None) -> str | None:

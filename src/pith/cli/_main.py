@@ -16,6 +16,7 @@ _SUBCOMMANDS: dict[str, str] = {
     "permissions": "see what the permission rules decide for a tool call (check, show)",
     "guard": "see how the tool guard would run a bash command (plan)",
     "mcp": "add, remove and list MCP servers in mcp.json",
+    "auth": "save, list and remove provider API keys in auth.json (login, list, logout)",
 }
 
 _USAGE = """\
@@ -165,6 +166,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._mcp_command import run as run_mcp
 
         return run_mcp
+    if name == "auth":
+        from pith.cli._auth_command import run as run_auth
+
+        return run_auth
     if name == "guard":
         from pith.cli._guard_command import run as run_guard
 

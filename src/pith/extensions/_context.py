@@ -70,7 +70,8 @@ class ExtensionContext:
 
     def get_api_key(self, model: Model) -> str | None:
         """The key pith sends for `model` (`--api-key`, then models.json, then the
-        environment), for an extension that calls a model itself; None without one."""
+        environment, then auth.json), for an extension that calls a model itself; None
+        without one."""
         return self._bound().api_key(model)
 
     @property

@@ -173,7 +173,8 @@ def _no_model_help(home: Path, asked: list[LocalServer], wording: Wording) -> st
     where = " or ".join(f"{server.name} at {server.url}" for server in asked)
     answered = f"no {where} answered; " if asked else ""
     return (
-        f"no model configured: {answered}set ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass "
+        f"no model configured: {answered}set ANTHROPIC_API_KEY or OPENAI_API_KEY or save a "
+        f"key with `pith auth login PROVIDER` (or pass "
         f'{wording.model} provider/id and {wording.api_key}), set "defaultModel" in '
         f"{home / 'settings.json'}, start Ollama or LM Studio, or write "
         f"{home / 'models.json'}, e.g. {_MODELS_JSON_EXAMPLE} (docs/providers.md)"
@@ -187,7 +188,10 @@ def _missing_key_message(
         return f"no API key for {model.key}: {unresolved}; set it, or pass {wording.api_key}"
     config = registry.providers.get(model.provider)
     names = ", ".join(config.env_keys) if config and config.env_keys else "an apiKey in models.json"
-    return f"no API key for {model.key}: set {names}, or pass {wording.api_key}"
+    return (
+        f"no API key for {model.key}: set {names}, save one with "
+        f"`pith auth login {model.provider}`, or pass {wording.api_key}"
+    )
 
 
 def _no_model(provider: str) -> NoReturn:

@@ -7,6 +7,7 @@ exhausted-script requests and unknown routes are recorded as problems.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Mapping
@@ -19,6 +20,12 @@ __all__ = ["ServerState"]
 JsonObject = dict[str, object]
 
 _SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key"})
+
+
+def _digest(value: str) -> str:
+    """A credential header's SHA-256, so a test can tell which key came without the log
+    holding it."""
+    return hashlib.sha256(value.encode()).hexdigest()
 
 
 class ServerState:
@@ -75,6 +82,11 @@ class ServerState:
                 "path": path,
                 "headers": {
                     k.lower(): v for k, v in headers.items() if k.lower() not in _SECRET_HEADERS
+                },
+                "credentials": {
+                    k.lower(): _digest(v)
+                    for k, v in headers.items()
+                    if k.lower() in _SECRET_HEADERS
                 },
                 "body": body,
                 "turn": None if turn is None else turn.index,

@@ -65,8 +65,9 @@ Faults (`fault`; the turn is consumed by the request that hits it):
 
 When no turn is left the answer is HTTP 500 `{"error": {"message": "fake server: script
 exhausted"}}` and a problem is recorded. Every request is appended to `--log` as one JSON line
-`{"n", "method", "path", "headers", "body", "turn", "problems"}` (without the `authorization`,
-`x-api-key` and `x-goog-api-key` headers).
+`{"n", "method", "path", "headers", "credentials", "body", "turn", "problems"}`: `headers`
+without `authorization`, `x-api-key` and `x-goog-api-key`, which `credentials` holds as SHA-256
+hex digests only (so a test can check which key came and the log never holds one).
 
 This module is the public face and the command line; the parts live in private modules of
 `pith.testing`, one job each: `_script` (parsing the script), `_reply` (a served turn and its

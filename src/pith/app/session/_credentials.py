@@ -16,7 +16,7 @@ class Credentials:
 
     def api_key(self, model: Model) -> str | None:
         """The key requests to `model` carry (`--api-key`, then models.json, then the
-        environment)."""
+        environment, then auth.json)."""
         return self.registry.api_key(model, self._override)
 
     def missing(self, model: Model) -> bool:

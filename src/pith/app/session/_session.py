@@ -244,7 +244,7 @@ class AgentSession:
 
     def api_key_for(self, model: Model) -> str | None:
         """The key requests to `model` carry (`--api-key`, then models.json, then the
-        environment)."""
+        environment, then auth.json)."""
         return self._credentials.api_key(model)
 
     def context_usage(self) -> ContextUsage:

@@ -102,6 +102,8 @@ def pith_changes_controls(arguments: Sequence[Arg]) -> str | None:
         return None
     if command == "tool":
         return "`pith tool`, which runs a tool outside this run's permission checks"
+    if command == "auth":
+        return "`pith auth`, which saves and removes the API keys pith sends"
     return "a nested pith run, whose settings and trust this run cannot see"
 
 

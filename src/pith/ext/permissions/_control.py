@@ -17,7 +17,13 @@ The areas:
 - pith's own installed code (the `pith` package folder).
 
 AGENTS.md and CLAUDE.md are not control paths: they are text the user reads and edits with
-the agent. Pure: the only input is the path's forms and the folders passed in.
+the agent.
+
+The key files of the agent directory (`auth.json`, `mcp-auth.json`) are secret as well:
+*reading* one asks too (`secret_area`), and so does a read of the agent directory's contents
+(`grep -r x ~/.pith/agent`, `tar c ~/.pith/agent`), since that reads them.
+
+Pure: the only input is the path's forms and the folders passed in.
 """
 
 from __future__ import annotations
@@ -30,7 +36,20 @@ from dataclasses import dataclass
 from pith.ext.permissions._paths import PathForms
 from pith.glob import expand_home
 
-__all__ = ["ControlArea", "control_area", "names_area", "pith_package_dir"]
+__all__ = [
+    "SECRET_FILES",
+    "ControlArea",
+    "control_area",
+    "names_area",
+    "pith_package_dir",
+    "secret_area",
+]
+
+SECRET_FILES = {
+    "auth.json": "where pith keeps provider API keys",
+    "mcp-auth.json": "where pith keeps MCP sign-in tokens",
+}
+"""The files of the agent directory that hold keys and tokens, and what each holds."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +151,30 @@ def control_area(
         found = _component_area(candidate)
         if found is not None:
             return found
+    return None
+
+
+def secret_area(
+    forms: PathForms, *, agent_dir: str | None, contents: bool = False
+) -> ControlArea | None:
+    """The key file of the agent directory that reading `forms` reads (as written or as
+    resolved), or None. With `contents` (a read that takes a folder's files: grep, `tar`,
+    `cp -r`), the agent directory itself is one too."""
+    if not agent_dir:
+        return None
+    folder = agent_dir.rstrip("/") or "/"
+    candidates = [forms.absolute]
+    if forms.resolved is not None and forms.resolved != forms.absolute:
+        candidates.append(forms.resolved)
+    for candidate in candidates:
+        for name, what in SECRET_FILES.items():
+            path = posixpath.join(folder, name)
+            if candidate == path:
+                return ControlArea(name, what, path)
+        if contents and candidate == folder:
+            return ControlArea(
+                "agent dir", "pith's agent directory, which holds API keys and tokens", folder
+            )
     return None
 
 

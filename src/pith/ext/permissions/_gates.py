@@ -32,7 +32,7 @@ from typing import Literal
 
 from pith.ext.permissions._bash import BashAnalysis, CommandUnit, PathAccess, analyze_bash
 from pith.ext.permissions._bash_wrappers import PRIVILEGE
-from pith.ext.permissions._control import control_area, names_area
+from pith.ext.permissions._control import ControlArea, control_area, names_area, secret_area
 from pith.ext.permissions._mcp import mcp_name
 from pith.ext.permissions._path_arguments import MAX_PATH_ARGUMENTS, PathArgument, path_arguments
 from pith.ext.permissions._paths import PathForms, path_forms, tool_path_forms
@@ -188,17 +188,8 @@ def _control_findings(
         agent_dir=situation.agent_dir,
         package_dir=situation.package_dir,
     )
-    if area is None:
+    if area is None or _named_allow(rules, forms, situation, area, surfaces):
         return []
-    for surface in surfaces:
-        verdict = rules.path(surface, forms, fallback=False)
-        if (
-            verdict is not None
-            and verdict.state == "allow"
-            and not verdict.rule.project
-            and names_area(verdict.rule.pattern, area, cwd=situation.cwd, home=situation.home)
-        ):
-            return []
     exact = forms.resolved or forms.absolute
     return [
         Finding(
@@ -210,6 +201,53 @@ def _control_findings(
             f"{forms.shown} is {area.what}; changing it changes what pith allows or runs, so "
             "a broad rule does not allow it",
             approve=((surfaces[0], exact),),
+        )
+    ]
+
+
+def _named_allow(
+    rules: Ruleset,
+    forms: PathForms,
+    situation: Situation,
+    area: ControlArea,
+    surfaces: Sequence[str],
+) -> bool:
+    """Whether one of the user's own rules on `surfaces` allows `forms` by naming `area`."""
+    for surface in surfaces:
+        verdict = rules.path(surface, forms, fallback=False)
+        if (
+            verdict is not None
+            and verdict.state == "allow"
+            and not verdict.rule.project
+            and names_area(verdict.rule.pattern, area, cwd=situation.cwd, home=situation.home)
+        ):
+            return True
+    return False
+
+
+def _secret_findings(
+    rules: Ruleset,
+    forms: PathForms,
+    situation: Situation,
+    surfaces: Sequence[str],
+    *,
+    contents: bool,
+) -> list[Finding]:
+    """An ask for a read of the agent directory's key files (see `_control`), unless the user
+    allowed that path by a rule that names it."""
+    area = secret_area(forms, agent_dir=situation.agent_dir, contents=contents)
+    if area is None or _named_allow(rules, forms, situation, area, surfaces):
+        return []
+    return [
+        Finding(
+            "ask",
+            "control",
+            surfaces[0],
+            forms.typed,
+            None,
+            f"{forms.shown} is {area.what}; reading it is always asked, a broad rule does not "
+            "allow it",
+            approve=((surfaces[0], area.folder or forms.absolute),),
         )
     ]
 
@@ -227,6 +265,8 @@ def _skill_findings(rules: Ruleset, forms: PathForms, situation: Situation) -> l
 
 _READS_ONLY = frozenset({"read", "grep", "find", "ls"})
 _WRITES = frozenset({"write", "edit"})
+_READS_CONTENT = frozenset({"read", "grep"})
+"""The path tools that read what files hold (`find` and `ls` only list names)."""
 
 
 def _bash_path_findings(rules: Ruleset, access: PathAccess, situation: Situation) -> list[Finding]:
@@ -241,6 +281,8 @@ def _bash_path_findings(rules: Ruleset, access: PathAccess, situation: Situation
     out = _path_findings(
         rules, forms, situation, reading=reading, gate_path="bash_path", gate_outside="bash_path"
     )
+    if reading:
+        out.extend(_secret_findings(rules, forms, situation, ("read", "path"), contents=True))
     if access.mode == "write":
         out.extend(_control_findings(rules, forms, situation, ("write", "edit", "path")))
     elif access.directory is None and not access.path.startswith("/") and _outside_denied(rules):
@@ -550,6 +592,12 @@ def decide(
         )
         if tool in _WRITES:
             findings.extend(_control_findings(rules, forms, situation, (tool, "path")))
+        elif tool in _READS_CONTENT:
+            findings.extend(
+                _secret_findings(
+                    rules, forms, situation, (tool, "read", "path"), contents=tool == "grep"
+                )
+            )
         verdict = rules.path(tool, forms)
         if verdict is not None:
             findings.append(_finding(verdict, "tool", approve=((tool, _suggest_for(forms)),)))

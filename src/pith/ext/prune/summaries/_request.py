@@ -2,8 +2,8 @@
 use the app's summarizer): the model's text reply, or `SummaryFailed` saying why not.
 
 Credentials: the key pith itself sends for the model (`ctx.get_api_key(model)`: `--api-key`,
-then models.json `apiKey`, then the provider's environment variables) and the registry's
-`request_headers(model)`, with a bearer header for providers that want one.
+then models.json `apiKey`, then the provider's environment variables, then auth.json) and the
+registry's `request_headers(model)`, with a bearer header for providers that want one.
 
 Timeouts (the `summarizer*TimeoutMs` settings): `idle` seconds without a stream event, `total`
 seconds in all; 0 turns either off. A timeout aborts the request.
