@@ -130,8 +130,15 @@ def test_with_a_timeout_a_quiet_background_child_does_not_hold_the_result(
     assert result.text() == "parent done\n"
 
 
-def _open_descriptors() -> int:
-    return len(os.listdir("/proc/self/fd"))
+def _open_descriptors() -> set[tuple[str, str]]:
+    """Each open descriptor with what it points at, so a reused number still shows."""
+    found = set()
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            found.add((name, os.readlink(f"/proc/self/fd/{name}")))
+        except OSError:  # the listing's own descriptor, closed by now
+            continue
+    return found
 
 
 def test_a_background_writer_does_not_hold_a_call_without_timeout(
@@ -139,7 +146,9 @@ def test_a_background_writer_does_not_hold_a_call_without_timeout(
 ) -> None:
     pid = tmp_path / "loop.pid"
     command = f"(while true; do echo tick; sleep 0.05; done) & echo $! > {pid}; echo started"
-    descriptors, threads = _open_descriptors(), threading.active_count()
+    # A thread or descriptor left by an earlier test may close meanwhile: only what
+    # the call itself opened and did not close counts.
+    descriptors, threads = _open_descriptors(), set(threading.enumerate())
     try:
         result = run_tool("bash", command=command)
     finally:
@@ -147,7 +156,8 @@ def test_a_background_writer_does_not_hold_a_call_without_timeout(
     assert not result.is_error
     assert result.text().startswith("started\n") or "\nstarted\n" in result.text()
     assert result.text().endswith(f"\n\n{BACKGROUND_NOTE}")
-    assert (_open_descriptors(), threading.active_count()) == (descriptors, threads)
+    assert _open_descriptors() - descriptors == set()
+    assert set(threading.enumerate()) - threads == set()
 
 
 def test_a_background_writer_is_left_running(run_tool: RunTool, tmp_path: Path) -> None:
