@@ -124,11 +124,27 @@ class _Handler(BaseHTTPRequestHandler):
         elif turn is None:
             self._send_error(provider, 500, EXHAUSTED, None, None, n, {})
         else:
-            self._serve(provider, turn, entry["body"], len(raw.decode("utf-8", "replace")), n)
+            cached = entry.get("cache")
+            self._serve(
+                provider,
+                turn,
+                entry["body"],
+                len(raw.decode("utf-8", "replace")),
+                n,
+                cached if isinstance(cached, dict) else None,
+            )
         self.wfile.flush()
         state.timings[n] = (received_at, time.time())
 
-    def _serve(self, provider: Provider, turn: Turn, body: object, chars: int, n: int) -> None:
+    def _serve(
+        self,
+        provider: Provider,
+        turn: Turn,
+        body: object,
+        chars: int,
+        n: int,
+        cached: dict[str, int] | None,
+    ) -> None:
         fault = turn.fault
         if fault.first_byte_delay:
             time.sleep(fault.first_byte_delay)
@@ -160,7 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
         model = self.server.state.script.model or (
             requested_model if isinstance(requested_model, str) else "fake-model"
         )
-        reply = Reply(turn, model, usage_for(turn, chars), n, int(time.time()))
+        reply = Reply(turn, model, usage_for(turn, chars, cached), n, int(time.time()))
         if request.get("stream") is not True:
             reply_body = (
                 _openai_wire.completion(reply)
