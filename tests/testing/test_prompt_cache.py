@@ -161,6 +161,8 @@ def test_openai_chat_caches_the_common_prefix_in_128_token_steps() -> None:
     with FakeServer(cached_script()) as server:
         first = chat(server, first_messages)
         second = chat(server, longer)
+        logged = server.requests
+    assert logged[1]["usage"]["cache_read"] == second.prompt_tokens_details.cached_tokens  # type: ignore[index]
     assert first.prompt_tokens_details.cached_tokens == 0
     cached = second.prompt_tokens_details.cached_tokens
     assert cached >= 1024
@@ -240,6 +242,13 @@ def test_scripted_usage_wins_over_the_cache_model() -> None:
     assert usage.prompt_tokens == 10
     assert usage.prompt_tokens_details.cached_tokens == 3
     assert logged[1]["cache"]["read"] > 1024  # type: ignore[index]
+    assert logged[1]["usage"] == {
+        "input": 7,
+        "output": 1,
+        "cache_read": 3,
+        "cache_write": 0,
+        "reasoning": 0,
+    }
 
 
 def test_a_failed_request_writes_nothing_to_the_cache() -> None:

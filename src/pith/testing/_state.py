@@ -7,6 +7,7 @@ exhausted-script requests and unknown routes are recorded as problems.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from pith.testing._cache import PromptCache, bill
+from pith.testing._reply import Usage, usage_for
 from pith.testing._script import Script, Turn
 
 __all__ = ["ServerState"]
@@ -98,12 +100,21 @@ class ServerState:
             }
             if cached is not None:
                 entry["cache"] = cached
+            if turn is not None:
+                entry["usage"] = dataclasses.asdict(usage_for(turn, len(text), cached))
             self.requests.append(entry)
             self.problems += [f"request {n}: {problem}" for problem in problems]
             if self.log_path is not None:
                 with self.log_path.open("a", encoding="utf-8") as log:
                     log.write(json.dumps(entry, ensure_ascii=False) + "\n")
         return entry, turn
+
+    @staticmethod
+    def usage_of(entry: JsonObject) -> Usage:
+        """The usage a logged request was (or is being) answered with."""
+        usage = entry["usage"]
+        assert isinstance(usage, dict)
+        return Usage(**usage)
 
     def _bill_cache(
         self, route: str | None, body: object, headers: Mapping[str, str], turn: Turn | None

@@ -76,8 +76,9 @@ Faults (`fault`; the turn is consumed by the request that hits it):
 
 When no turn is left the answer is HTTP 500 `{"error": {"message": "fake server: script
 exhausted"}}` and a problem is recorded. Every request is appended to `--log` as one JSON line
-`{"n", "method", "path", "headers", "credentials", "body", "turn", "problems"}` (and `cache`
-with the prompt cache on): `headers`
+`{"n", "method", "path", "headers", "credentials", "body", "turn", "problems"}`, plus `usage`
+(the numbers the reply reports: `input`, `output`, `cache_read`, `cache_write`, `reasoning`)
+when a turn answered it, and `cache` with the prompt cache on: `headers`
 without `authorization`, `x-api-key` and `x-goog-api-key`, which `credentials` holds as SHA-256
 hex digests only (so a test can check which key came and the log never holds one).
 
