@@ -176,6 +176,10 @@ class Run:
     bills: dict[str, Bill] = field(default_factory=dict)
     largest: int = 0
     compactions: int = 0
+    rewrites: int = 0
+    """Agent requests that read under 90 % of what the agent request before left cached."""
+    rewritten: int = 0
+    """Tokens those requests had sent before and paid for again."""
     pith_agent_usd: float = 0.0
     """What pith's own accounting says the agent's turns cost (stored assistant messages)."""
     pith_summarizer_usd: float = 0.0
@@ -214,6 +218,7 @@ def replay(root: Path, fixture: dict[str, list[str]], provider: str, strategy: s
         problems = server.problems()
     if problems:
         raise SystemExit(f"bench/cost.py: {provider}/{strategy}: {problems[0]}")
+    previous = 0
     for request in requests:
         logged = request.get("usage")
         if not isinstance(logged, dict):
@@ -230,7 +235,15 @@ def replay(root: Path, fixture: dict[str, list[str]], provider: str, strategy: s
         kind = kind_of(request["body"])
         run.bills.setdefault(kind, Bill()).add(usage)
         if kind == "agent":
-            run.largest = max(run.largest, usage.input + usage.cache_read + usage.cache_write)
+            prompt = usage.input + usage.cache_read + usage.cache_write
+            run.largest = max(run.largest, prompt)
+            # What the request before left cached: Anthropic's read + write, OpenAI's whole
+            # prompt. A read under 90 % of it re-sent part of a cached prefix (the cache's
+            # steps and the body's JSON framing stay under that).
+            if usage.cache_read < 0.9 * previous:
+                run.rewrites += 1
+                run.rewritten += previous - usage.cache_read
+            previous = usage.cache_read + usage.cache_write if usage.cache_write else prompt
     if store.path is not None:
         for line in store.path.read_text().splitlines():
             entry = json.loads(line)
@@ -268,10 +281,16 @@ def report(runs: list[Run]) -> dict[str, object]:
             f"{run.usd:>8.3f} {money:>7.2f}x {tokens:>8.2f}x"
         )
         extras = [
-            f"{kind}: {bill.requests} requests, {bill.prompt:,} tokens, ${bill.usd:.3f}"
+            f"{kind}: {bill.requests} requests, {bill.prompt:,} tokens ({bill.cache_read:,} "
+            f"read, {bill.cache_write:,} written), ${bill.usd:.3f}"
             for kind, bill in sorted(run.bills.items())
             if kind != "agent"
         ]
+        if run.rewrites:
+            extras.append(
+                f"{run.rewrites} agent requests re-sent a cached prefix uncached "
+                f"(~{run.rewritten:,} tokens the request before had cached)"
+            )
         if run.compactions:
             extras.append(f"{run.compactions} compactions")
         agent = run.bills.get("agent", Bill())
