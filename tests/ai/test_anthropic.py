@@ -401,6 +401,26 @@ def test_on_payload_replaces_the_body_sent() -> None:
     assert sent["metadata"] == {"user_id": "u1"}
 
 
+def test_cache_retention_none_sends_no_cache_breakpoints() -> None:
+    context = Context(
+        system_prompt="You are terse.",
+        messages=[UserMessage(content="hi")],
+        tools=[ToolSpec(name="read", description="Read a file.", parameters={"type": "object"})],
+    )
+    with FakeServer({"turns": [{"text": "ok"}, {"text": "ok"}]}) as server:
+        final(run(claude(server), context, StreamOptions(api_key="k", cache_retention="none")))
+        plain = body(server)
+        final(run(claude(server), context, StreamOptions(api_key="k")))
+        marked = body(server)
+    assert "cache_control" not in json.dumps(plain)
+    assert plain["system"] == [{"type": "text", "text": "You are terse."}]
+    assert json.dumps(marked).count('"cache_control"') == 3  # tools, system, last message
+    assert (
+        json.loads(json.dumps(marked).replace(', "cache_control": {"type": "ephemeral"}', ""))
+        == plain
+    )
+
+
 def test_importing_pith_imports_no_http_client() -> None:
     code = "import pith.ai, pith.agent, sys; print('httpx2' in sys.modules)"
     result = subprocess.run(
