@@ -13,6 +13,8 @@ characters / 4 of each block's compact JSON), once per strategy and provider:
 
 - `none`: no pruning, no compaction (the baseline);
 - `mask`, `summarize`: the pruner's two strategies, compaction off;
+- `budget`: `mask` with a budget trigger (`autoBudgetThreshold` 0.15), so the current task's
+  older turns are masked mid-task too, compaction off;
 - `compaction`: pith's automatic compaction (default settings), the pruner off;
 - `default`: pith as it ships, the pruner (strategy unset: `summarize`, as the session has a
   model) and compaction both on with their defaults.
@@ -65,6 +67,7 @@ STRATEGIES: dict[str, tuple[dict[str, object], dict[str, object]]] = {
     "none": ({"enabled": False}, {"enabled": False}),
     "mask": ({"strategy": "mask"}, {"enabled": False}),
     "summarize": ({"strategy": "summarize"}, {"enabled": False}),
+    "budget": ({"strategy": "mask", "autoBudgetThreshold": 0.15}, {"enabled": False}),
     "compaction": ({"enabled": False}, {}),
     "default": ({}, {}),
 }
@@ -288,8 +291,8 @@ def report(runs: list[Run]) -> dict[str, object]:
         ]
         if run.rewrites:
             extras.append(
-                f"{run.rewrites} agent requests re-sent a cached prefix uncached "
-                f"(~{run.rewritten:,} tokens the request before had cached)"
+                f"{run.rewrites} agent requests broke the cached prefix "
+                f"(~{run.rewritten:,} tokens the request before had cached stopped matching)"
             )
         if run.compactions:
             extras.append(f"{run.compactions} compactions")
