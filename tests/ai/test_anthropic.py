@@ -421,6 +421,28 @@ def test_cache_retention_none_sends_no_cache_breakpoints() -> None:
     )
 
 
+def test_a_repeated_prefix_is_billed_as_cache_reads_by_the_fake_servers_cache_model() -> None:
+    system = "You are terse. " * 600  # ~2 250 tokens: over Anthropic's 1 024-token minimum
+    first = Context(system_prompt=system, messages=[UserMessage(content="hi")])
+    reply = AssistantMessage(content=[TextContent(text="hello")])
+    second = Context(
+        system_prompt=system, messages=[UserMessage(content="hi"), reply, UserMessage(content="go")]
+    )
+    script = {"promptCache": True, "turns": [{"text": "hello"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        wrote = final(run(claude(server), first)).usage
+        read = final(run(claude(server), second)).usage
+    assert wrote.cache_read == 0
+    assert wrote.cache_write > 1024
+    assert read.cache_read == wrote.cache_write
+    model = claude()
+    expected = (
+        read.input * 3 + read.output * 15 + read.cache_read * 0.3 + read.cache_write * 3.75
+    ) / 1_000_000
+    assert read.cost.total == pytest.approx(expected)
+    assert read.cost.cache_read == pytest.approx(read.cache_read * model.cost.cache_read / 1e6)
+
+
 def test_importing_pith_imports_no_http_client() -> None:
     code = "import pith.ai, pith.agent, sys; print('httpx2' in sys.modules)"
     result = subprocess.run(
