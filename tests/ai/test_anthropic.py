@@ -401,6 +401,48 @@ def test_on_payload_replaces_the_body_sent() -> None:
     assert sent["metadata"] == {"user_id": "u1"}
 
 
+def test_cache_retention_none_sends_no_cache_breakpoints() -> None:
+    context = Context(
+        system_prompt="You are terse.",
+        messages=[UserMessage(content="hi")],
+        tools=[ToolSpec(name="read", description="Read a file.", parameters={"type": "object"})],
+    )
+    with FakeServer({"turns": [{"text": "ok"}, {"text": "ok"}]}) as server:
+        final(run(claude(server), context, StreamOptions(api_key="k", cache_retention="none")))
+        plain = body(server)
+        final(run(claude(server), context, StreamOptions(api_key="k")))
+        marked = body(server)
+    assert "cache_control" not in json.dumps(plain)
+    assert plain["system"] == [{"type": "text", "text": "You are terse."}]
+    assert json.dumps(marked).count('"cache_control"') == 3  # tools, system, last message
+    assert (
+        json.loads(json.dumps(marked).replace(', "cache_control": {"type": "ephemeral"}', ""))
+        == plain
+    )
+
+
+def test_a_repeated_prefix_is_billed_as_cache_reads_by_the_fake_servers_cache_model() -> None:
+    system = "You are terse. " * 600  # ~2 250 tokens: over Anthropic's 1 024-token minimum
+    first = Context(system_prompt=system, messages=[UserMessage(content="hi")])
+    reply = AssistantMessage(content=[TextContent(text="hello")])
+    second = Context(
+        system_prompt=system, messages=[UserMessage(content="hi"), reply, UserMessage(content="go")]
+    )
+    script = {"promptCache": True, "turns": [{"text": "hello"}, {"text": "ok"}]}
+    with FakeServer(script) as server:
+        wrote = final(run(claude(server), first)).usage
+        read = final(run(claude(server), second)).usage
+    assert wrote.cache_read == 0
+    assert wrote.cache_write > 1024
+    assert read.cache_read == wrote.cache_write
+    model = claude()
+    expected = (
+        read.input * 3 + read.output * 15 + read.cache_read * 0.3 + read.cache_write * 3.75
+    ) / 1_000_000
+    assert read.cost.total == pytest.approx(expected)
+    assert read.cost.cache_read == pytest.approx(read.cache_read * model.cost.cache_read / 1e6)
+
+
 def test_importing_pith_imports_no_http_client() -> None:
     code = "import pith.ai, pith.agent, sys; print('httpx2' in sys.modules)"
     result = subprocess.run(

@@ -32,8 +32,11 @@ def session_for(
     compaction: dict[str, Any] | None = None,
     register: Any = None,
     resources: Resources | None = None,
+    api: str = "openai-completions",
 ) -> AgentSession:
-    agent = configure_agent_dir(tmp_path / "agent", server, contextWindow=window, maxTokens=1000)
+    agent = configure_agent_dir(
+        tmp_path / "agent", server, api=api, contextWindow=window, maxTokens=1000
+    )
     settings = {
         "compaction": {"reserveTokens": 1000, "keepRecentTokens": 200, **(compaction or {})}
     }
@@ -143,6 +146,33 @@ def test_a_run_past_the_threshold_compacts_and_the_next_request_carries_the_summ
     assert "remember: always use tabs" in summary_requests(server)[0]
     assert "remember: always use tabs" not in last  # summarized away
     assert "third question" in last
+
+
+def test_an_anthropic_summary_request_sends_no_cache_breakpoints(tmp_path: Path) -> None:
+    # The transcript is summarized once: a cache write (1.25x the input price) would be
+    # paid for a prefix no later request reads. The conversation keeps its breakpoints.
+    turns = script(
+        turn("first answer", tokens=200),
+        turn("second answer", tokens=3500),
+        summary("## Goal\nThe user asked twice."),
+        turn("third answer", tokens=300),
+    )
+    with FakeServer(turns) as server:
+        session = session_for(tmp_path, server, api="anthropic-messages")
+
+        async def scenario() -> None:
+            for text in ("first question", "second question", "third question"):
+                await session.prompt(text)
+
+        asyncio.run(scenario())
+        session.close()
+        assert server.problems() == []
+        bodies = [json.dumps(request["body"]) for request in server.requests]
+    summaries = [body for body in bodies if SUMMARY_REQUEST in body]
+    conversation = [body for body in bodies if SUMMARY_REQUEST not in body]
+    assert len(summaries) == 2  # the history and the split turn's first part
+    assert all('"cache_control"' not in body for body in summaries)
+    assert all('"cache_control"' in body for body in conversation)
 
 
 def test_the_size_after_a_compaction_is_estimated_without_the_usage_it_replaced(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from pith.ai._abortable import Aborted, until_aborted
-from pith.ai._anthropic_convert import build_request, request_headers
+from pith.ai._anthropic_convert import build_request, request_headers, without_cache_breakpoints
 from pith.ai._anthropic_http import AnthropicHTTP, StatusError, messages_url
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
@@ -66,6 +66,8 @@ class AnthropicProvider:
                 thinking=options.thinking,
                 temperature=options.temperature,
             )
+            if options.cache_retention == "none":
+                body = without_cache_breakpoints(body)
             if options.on_payload is not None:
                 body = {**await apply_payload_hook(options, body), "stream": True}
             headers = request_headers(model, options.thinking, options.headers)

@@ -35,6 +35,7 @@ __all__ = [
     "convert_tools",
     "request_headers",
     "thinking_budget",
+    "without_cache_breakpoints",
 ]
 
 JsonObject = dict[str, object]
@@ -311,6 +312,34 @@ def convert_messages(model: Model, messages: list[Message]) -> tuple[list[JsonOb
     flush_results()
     _mark_last_user_message(out)
     return out, system
+
+
+def without_cache_breakpoints(body: JsonObject) -> JsonObject:
+    """`body` with every `cache_control` taken out of its system, tools and messages."""
+
+    def clean(blocks: object) -> object:
+        if not isinstance(blocks, list):
+            return blocks
+        return [
+            {k: v for k, v in block.items() if k != "cache_control"}
+            if isinstance(block, dict)
+            else block
+            for block in blocks
+        ]
+
+    out = dict(body)
+    for key in ("system", "tools"):
+        if key in out:
+            out[key] = clean(out[key])
+    messages = out.get("messages")
+    if isinstance(messages, list):
+        out["messages"] = [
+            {**message, "content": clean(message.get("content"))}
+            if isinstance(message, dict)
+            else message
+            for message in messages
+        ]
+    return out
 
 
 def _mark_last_user_message(messages: list[JsonObject]) -> None:

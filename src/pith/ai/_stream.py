@@ -79,6 +79,10 @@ class StreamOptions:
     timeout_seconds: float | None = None
     on_payload: PayloadHook | None = None
     """Sees (and may replace) the request body before it is sent; may be async."""
+    cache_retention: Literal["short", "none"] = "short"
+    """`none` for a one-off request no later request repeats (a summary of a transcript):
+    Anthropic then gets no `cache_control` breakpoints, so it bills no cache write (1.25x the
+    input price) for a prefix that is never read."""
 
 
 async def apply_payload_hook(options: StreamOptions, body: dict[str, object]) -> dict[str, object]:

@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
 from pith.testing import _anthropic_wire, _gemini_wire, _openai_wire, _responses_wire
-from pith.testing._reply import Reply, usage_for
+from pith.testing._reply import Reply, Usage
 from pith.testing._script import Fault, Turn
 from pith.testing._state import ServerState
 
@@ -124,11 +124,18 @@ class _Handler(BaseHTTPRequestHandler):
         elif turn is None:
             self._send_error(provider, 500, EXHAUSTED, None, None, n, {})
         else:
-            self._serve(provider, turn, entry["body"], len(raw.decode("utf-8", "replace")), n)
+            self._serve(provider, turn, entry["body"], state.usage_of(entry), n)
         self.wfile.flush()
         state.timings[n] = (received_at, time.time())
 
-    def _serve(self, provider: Provider, turn: Turn, body: object, chars: int, n: int) -> None:
+    def _serve(
+        self,
+        provider: Provider,
+        turn: Turn,
+        body: object,
+        usage: Usage,
+        n: int,
+    ) -> None:
         fault = turn.fault
         if fault.first_byte_delay:
             time.sleep(fault.first_byte_delay)
@@ -154,13 +161,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         request = body if isinstance(body, dict) else {}
         if provider == "gemini":
-            self._serve_gemini(turn, chars, n)
+            self._serve_gemini(turn, usage, n)
             return
         requested_model = request.get("model")
         model = self.server.state.script.model or (
             requested_model if isinstance(requested_model, str) else "fake-model"
         )
-        reply = Reply(turn, model, usage_for(turn, chars), n, int(time.time()))
+        reply = Reply(turn, model, usage, n, int(time.time()))
         if request.get("stream") is not True:
             reply_body = (
                 _openai_wire.completion(reply)
@@ -181,11 +188,11 @@ class _Handler(BaseHTTPRequestHandler):
             frames = _anthropic_wire.stream_frames(reply)
         self._send_stream(frames, fault, n)
 
-    def _serve_gemini(self, turn: Turn, chars: int, n: int) -> None:
+    def _serve_gemini(self, turn: Turn, usage: Usage, n: int) -> None:
         assert self.gemini is not None
         requested, streamed = self.gemini
         model = self.server.state.script.model or requested
-        reply = Reply(turn, model, usage_for(turn, chars), n, int(time.time()))
+        reply = Reply(turn, model, usage, n, int(time.time()))
         fault = turn.fault
         if not streamed:
             body = _gemini_wire.response(reply, fault.finish_reason)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pith.testing._script import Turn
@@ -40,15 +41,20 @@ def _ceil4(n: int) -> int:
     return (n + 3) // 4
 
 
-def usage_for(turn: Turn, request_chars: int) -> Usage:
-    """The turn's usage: scripted numbers, the rest computed from sizes (chars / 4)."""
+def usage_for(turn: Turn, request_chars: int, cached: Mapping[str, int] | None = None) -> Usage:
+    """The turn's usage: scripted numbers, the rest computed from sizes (chars / 4); with
+    `cached` (`{"read", "write"}` from the prompt-cache model) the prompt's tokens are split
+    into cache reads, cache writes and uncached input."""
     reply_chars = len(turn.text) + len(turn.thinking)
     reply_chars += sum(len(call.name) + len(call.arguments) for call in turn.tool_calls)
+    prompt = _ceil4(request_chars)
+    read = min(prompt, cached["read"]) if cached else 0
+    write = min(prompt - read, cached["write"]) if cached else 0
     computed = {
-        "input": _ceil4(request_chars),
+        "input": prompt - read - write,
         "output": _ceil4(reply_chars),
-        "cache_read": 0,
-        "cache_write": 0,
+        "cache_read": read,
+        "cache_write": write,
         "reasoning": _ceil4(len(turn.thinking)),
     }
     computed.update(turn.usage or {})

@@ -89,10 +89,12 @@ class Turn:
 
 @dataclass(frozen=True)
 class Script:
-    """A parsed script: the model name (None: echo the request's) and the turns."""
+    """A parsed script: the model name (None: echo the request's), the turns, and whether
+    usage models a provider's prompt cache (`promptCache`, see `pith.testing._cache`)."""
 
     model: str | None
     turns: tuple[Turn, ...]
+    prompt_cache: bool = False
 
 
 def _field(obj: Mapping[str, object], key: str, kind: type[_T], where: str) -> _T | None:
@@ -221,7 +223,7 @@ def load_script(source: ScriptSource) -> Script:
             data = json.loads(Path(source).read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise ScriptError(f"{where}: cannot read it as JSON: {error}") from error
-    obj = _object(data, where, frozenset({"model", "chunk", "turns"}))
+    obj = _object(data, where, frozenset({"model", "chunk", "turns", "promptCache"}))
     turns = obj.get("turns", [])
     if not isinstance(turns, list):
         raise ScriptError(f"{where}: 'turns' must be a list, got {turns!r}")
@@ -229,4 +231,5 @@ def load_script(source: ScriptSource) -> Script:
     return Script(
         model=_field(obj, "model", str, where),
         turns=tuple(_turn(turn, i, default_chunk) for i, turn in enumerate(turns)),
+        prompt_cache=bool(_field(obj, "promptCache", bool, where)),
     )

@@ -7,12 +7,15 @@ exhausted-script requests and unknown routes are recorded as problems.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from pith.testing._cache import PromptCache, bill
+from pith.testing._reply import Usage, usage_for
 from pith.testing._script import Script, Turn
 
 __all__ = ["ServerState"]
@@ -40,6 +43,8 @@ class ServerState:
         self.timings: dict[int, tuple[float, float]] = {}
         """Request number -> (first byte received, last byte sent), wall-clock seconds."""
         self.problems: list[str] = []
+        self.cache = PromptCache()
+        """The modelled prompt cache, used when the script sets `promptCache`."""
 
     def record(
         self, method: str, path: str, headers: Mapping[str, str], raw: bytes, *, route: str | None
@@ -76,6 +81,7 @@ class ServerState:
                         for needle in turn.expect
                         if not any(needle in hay for hay in haystacks)
                     ]
+            cached = self._bill_cache(route, body, headers, turn)
             entry: JsonObject = {
                 "n": n,
                 "method": method,
@@ -92,12 +98,35 @@ class ServerState:
                 "turn": None if turn is None else turn.index,
                 "problems": problems,
             }
+            if cached is not None:
+                entry["cache"] = cached
+            if turn is not None:
+                entry["usage"] = dataclasses.asdict(usage_for(turn, len(text), cached))
             self.requests.append(entry)
             self.problems += [f"request {n}: {problem}" for problem in problems]
             if self.log_path is not None:
                 with self.log_path.open("a", encoding="utf-8") as log:
                     log.write(json.dumps(entry, ensure_ascii=False) + "\n")
         return entry, turn
+
+    @staticmethod
+    def usage_of(entry: JsonObject) -> Usage:
+        """The usage a logged request was (or is being) answered with."""
+        usage = entry["usage"]
+        assert isinstance(usage, dict)
+        return Usage(**usage)
+
+    def _bill_cache(
+        self, route: str | None, body: object, headers: Mapping[str, str], turn: Turn | None
+    ) -> dict[str, int] | None:
+        """`{"read", "write"}` cached tokens of a request the turn answers, when the script
+        models the cache; a turn that fails the request (a status, an overflow) caches nothing."""
+        if not self.script.prompt_cache or turn is None or route is None:
+            return None
+        if turn.fault.status is not None or turn.fault.overflow:
+            return None
+        used = bill(self.cache, route, body, headers)
+        return None if used is None else {"read": used.read, "write": used.write}
 
     def _pick(self, haystacks: tuple[str, str]) -> Turn | None:
         def occurs(needle: str) -> bool:

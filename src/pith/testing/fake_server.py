@@ -20,6 +20,7 @@ Script (JSON)::
 
     {"model": "fake-model",          # optional; else the request's model is echoed
      "chunk": 4,                     # optional default for every turn
+     "promptCache": false,           # optional; true: usage models the provider's prompt cache
      "turns": [{
         "text": "Hello",             # assistant text
         "thinking": "...",           # reasoning_content / a thinking block
@@ -46,6 +47,16 @@ cacheWrite`, with `cached_tokens = cacheRead`); `output` includes `reasoning`. M
 are computed: input = ceil(request body chars / 4), output = ceil(reply chars / 4), reasoning =
 ceil(thinking chars / 4), cache numbers 0.
 
+Prompt cache (`"promptCache": true`; `_cache` says exactly how): the server remembers every
+answered request per cache key (route, model, and `prompt_cache_key` or a `session-id` header)
+and splits each new request's input into cache reads, cache writes and uncached input, the way
+the provider would bill it. Anthropic caches only up to the `cache_control` breakpoints the
+request sends (a read of the longest earlier breakpoint prefix it repeats, a write of the rest up
+to its last breakpoint, at least 1024 tokens); OpenAI chat and Responses cache the longest
+common prefix with an earlier request automatically (from 1024 tokens, in 128-token steps, no
+writes). Tokens are characters / 4 of each block's compact JSON. Gemini routes are not modelled.
+A logged request then has `"cache": {"read", "write"}`; scripted `usage` numbers still win.
+
 Routing: each model request gets the first unused turn, in script order, whose `match` and
 `unless` hold; a substring "occurs" when it is in the raw body or in its compact re-serialisation
 (`json.dumps(body, separators=(",", ":"), ensure_ascii=False)`). A turn is used once.
@@ -65,16 +76,18 @@ Faults (`fault`; the turn is consumed by the request that hits it):
 
 When no turn is left the answer is HTTP 500 `{"error": {"message": "fake server: script
 exhausted"}}` and a problem is recorded. Every request is appended to `--log` as one JSON line
-`{"n", "method", "path", "headers", "credentials", "body", "turn", "problems"}`: `headers`
+`{"n", "method", "path", "headers", "credentials", "body", "turn", "problems"}`, plus `usage`
+(the numbers the reply reports: `input`, `output`, `cache_read`, `cache_write`, `reasoning`)
+when a turn answered it, and `cache` with the prompt cache on: `headers`
 without `authorization`, `x-api-key` and `x-goog-api-key`, which `credentials` holds as SHA-256
 hex digests only (so a test can check which key came and the log never holds one).
 
 This module is the public face and the command line; the parts live in private modules of
 `pith.testing`, one job each: `_script` (parsing the script), `_reply` (a served turn and its
-usage), `_openai_wire`, `_responses_wire`, `_anthropic_wire` and `_gemini_wire` (the wire
-formats), `_state` (turn routing and the request log), `_http` (the routes and the HTTP server),
-`_endpoints` (what a running server offers a test), `_server` (`FakeServer`) and `_process`
-(`FakeServerProcess`).
+usage), `_cache` (the prompt-cache model), `_openai_wire`, `_responses_wire`, `_anthropic_wire`
+and `_gemini_wire` (the wire formats), `_state` (turn routing and the request log), `_http`
+(the routes and the HTTP server), `_endpoints` (what a running server offers a test), `_server`
+(`FakeServer`) and `_process` (`FakeServerProcess`).
 """
 
 from __future__ import annotations

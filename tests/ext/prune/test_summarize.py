@@ -236,6 +236,28 @@ def test_a_resumed_summarized_session_sends_the_same_bytes(tmp_path: Path) -> No
     assert body.startswith(first[:-1])
 
 
+def test_an_anthropic_summarizer_request_sends_no_cache_breakpoints(tmp_path: Path) -> None:
+    # A batch is summarized once: a cache write (1.25x the input price) would be paid for a
+    # prefix no later request reads. The conversation keeps its breakpoints.
+    world = summarizing_world(tmp_path)
+    world.api = "anthropic-messages"
+    script = {
+        "turns": [
+            main(FIRST_TASK),
+            main({"text": "read them"}),
+            summary_turn(),
+            main({"text": "ok"}),
+        ]
+    }
+    with FakeServer(script) as server:
+        world.run(server, "read the skill and the code", "go on")
+        assert server.problems() == []
+        sent = [(r["turn"], json.dumps(r["body"])) for r in server.requests]
+    assert [turn for turn, _ in sent] == [0, 1, 2, 3]
+    assert '"cache_control"' not in sent[2][1]
+    assert all('"cache_control"' in body for turn, body in sent if turn != 2)
+
+
 def test_a_small_gain_asks_no_summarizer(tmp_path: Path) -> None:
     world = summarizing_world(tmp_path, minGainTokens=100000)
     with FakeServer({"turns": [*TWO_TASKS, main({"text": "ok"})]}) as server:

@@ -85,6 +85,8 @@ class Summarizer:
             signal=signal,
             thinking=self.thinking if model.reasoning else "off",
             headers=self.headers(model),
+            # A transcript summarized once: a cache entry for it would never be read.
+            cache_retention="none",
         )
         final: AssistantMessage | None = None
         retry_after: float | None = None

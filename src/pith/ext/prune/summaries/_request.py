@@ -132,6 +132,8 @@ async def ask_summary(
         signal=controller.signal,
         thinking=thinking if model.reasoning else "off",
         headers=_headers(model, registry, key),
+        # Each batch is summarized once: a cache entry for it would never be read.
+        cache_retention="none",
     )
     try:
         async with asyncio.timeout(total if total > 0 else None):
