@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
 from pith.ai._google_convert import build_request
-from pith.ai._http_errors import status_message, transport_message
+from pith.ai._http_errors import status_message
 from pith.ai._http_stream import EventStream, JsonObject, StatusError, endpoint_description
 from pith.ai._messages import StopReason, TextContent, ThinkingContent, Usage
 from pith.ai._models import Model
@@ -71,17 +71,14 @@ class GoogleProvider:
             temperature=options.temperature,
         )
         body = await apply_payload_hook(options, body)
-
-        async def open_events() -> AsyncIterator[JsonObject]:
-            return _client(model, options).chunks(body)
-
-        where = endpoint_description(model.provider, stream_url(model.base_url or None, model.id))
         async for event in stream_reply(
             builder,
             _ChunkState(builder),
-            open_events,
+            lambda: _client(model, options).chunks(body),
             options.signal,
-            transport_words=lambda error: transport_message(error, where),
+            where=endpoint_description(
+                model.provider, stream_url(model.base_url or None, model.id)
+            ),
             status_words=_status_message,
         ):
             yield event

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Mapping
 
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
-from pith.ai._http_errors import transport_message
 from pith.ai._http_stream import EventStream, JsonObject, StatusError, endpoint_description
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
@@ -83,17 +82,12 @@ class OpenAICompatProvider:
             temperature=options.temperature,
         )
         body = {**await apply_payload_hook(options, body), "stream": True}
-
-        async def open_events() -> AsyncIterator[JsonObject]:
-            return _client(model, options).chunks(body)
-
-        where = endpoint_description(model.provider, completions_url(model.base_url or None))
         async for event in stream_reply(
             builder,
             _ChunkState(builder),
-            open_events,
+            lambda: _client(model, options).chunks(body),
             options.signal,
-            transport_words=lambda error: transport_message(error, where),
+            where=endpoint_description(model.provider, completions_url(model.base_url or None)),
         ):
             yield event
 

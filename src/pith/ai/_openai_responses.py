@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Mapping
 
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
-from pith.ai._http_errors import transport_message
 from pith.ai._http_stream import EventStream, JsonObject, endpoint_description
 from pith.ai._messages import StopReason, TextContent, ThinkingContent, ToolCall, Usage
 from pith.ai._models import Model
@@ -96,17 +95,12 @@ class OpenAIResponsesProvider:
             session_id=options.session_id,
         )
         body = {**await apply_payload_hook(options, body), "stream": True}
-
-        async def open_events() -> AsyncIterator[JsonObject]:
-            return _client(model, options).events(body)
-
-        where = endpoint_description(model.provider, responses_url(model.base_url or None))
         async for event in stream_reply(
             builder,
             _EventState(builder),
-            open_events,
+            lambda: _client(model, options).events(body),
             options.signal,
-            transport_words=lambda error: transport_message(error, where),
+            where=endpoint_description(model.provider, responses_url(model.base_url or None)),
         ):
             yield event
 

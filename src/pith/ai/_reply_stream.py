@@ -8,12 +8,13 @@ an error event with the words the provider chose and the server's Retry-After.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Protocol
 
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
-from pith.ai._http_errors import retry_after_seconds, status_message
+from pith.ai._http_errors import retry_after_seconds, status_message, transport_message
 from pith.ai._http_stream import JsonObject, StatusError
 from pith.ai._stream import AbortLike, StreamEvent
 
@@ -38,21 +39,30 @@ def _status_words(error: StatusError) -> str:
     return status_message(error.status, error.body)
 
 
+Events = AsyncIterator[JsonObject]
+
+
 async def stream_reply(
     builder: MessageBuilder,
     mapper: EventMapper,
-    open_events: Callable[[], Awaitable[AsyncIterator[JsonObject]]],
+    open_events: Callable[[], Events | Awaitable[Events]],
     signal: AbortLike | None,
     *,
-    transport_words: Callable[[Exception], str],
+    where: str = "",
+    transport_words: Callable[[Exception], str] | None = None,
     status_words: Callable[[StatusError], str] = _status_words,
 ) -> AsyncIterator[StreamEvent]:
     """The reply's events: `builder.start()`, then `mapper`'s for each event of the stream
-    `open_events()` returns, then `mapper.finish()` or the error that ended it."""
+    `open_events()` returns (or, when it is a coroutine, returns once awaited), then
+    `mapper.finish()` or the error that ended it.
+
+    A broken connection is worded by `transport_words`, by default `transport_message` for the
+    endpoint `where` (from `endpoint_description`)."""
     for event in builder.start():
         yield event
     try:
-        events = await open_events()
+        opened = open_events()
+        events = await opened if inspect.isawaitable(opened) else opened
         async for item in until_aborted(events, signal):
             for event in mapper.take(item):
                 yield event
@@ -64,6 +74,7 @@ async def stream_reply(
     except StreamFailure as error:
         final = builder.fail(str(error))
     except Exception as error:
-        final = builder.fail(transport_words(error))
+        words = transport_words(error) if transport_words else transport_message(error, where)
+        final = builder.fail(words)
     for event in final:
         yield event
