@@ -12,15 +12,13 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Protocol
 
-from pith.ai._abortable import Aborted, until_aborted
+from pith.ai._abortable import ABORTED, Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
 from pith.ai._http_errors import retry_after_seconds, status_message, transport_message
 from pith.ai._http_stream import JsonObject, StatusError
 from pith.ai._stream import AbortLike, StreamEvent
 
-__all__ = ["ABORTED", "EventMapper", "StreamFailure", "stream_reply"]
-
-ABORTED = "Request was aborted"
+__all__ = ["EventMapper", "StreamFailure", "stream_reply"]
 
 
 class EventMapper(Protocol):
