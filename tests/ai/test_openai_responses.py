@@ -34,7 +34,8 @@ from pith.ai import (
     is_context_overflow,
     provider_for,
 )
-from pith.ai._openai_responses import _EventState, _StreamFailure
+from pith.ai._openai_responses import _EventState
+from pith.ai._reply_stream import StreamFailure
 from pith.ai._responses_convert import build_request, convert_input, reasoning_effort
 from pith.testing import FakeServer
 
@@ -324,7 +325,7 @@ def feed(*events: dict[str, Any]) -> tuple[list[StreamEvent], AssistantMessage]:
         for event in events:
             out += state.take(event)
         out += state.finish()
-    except _StreamFailure as failure:
+    except StreamFailure as failure:
         out += builder.fail(str(failure))
     final = out[-1]
     assert isinstance(final, DoneEvent | ErrorEvent)

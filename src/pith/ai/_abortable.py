@@ -9,10 +9,13 @@ from typing import TypeVar
 
 from pith.ai._stream import AbortLike
 
-__all__ = ["Aborted", "until_aborted"]
+__all__ = ["ABORTED", "Aborted", "until_aborted"]
 
 T = TypeVar("T")
 _ITEM, _END, _ERROR, _ABORT = range(4)
+
+ABORTED = "Request was aborted"
+"""The error message of a reply the user aborted."""
 
 
 class Aborted(Exception):

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._anthropic_convert import build_request, request_headers, without_cache_breakpoints
-from pith.ai._anthropic_http import AnthropicHTTP, StatusError, messages_url
+from pith.ai._anthropic_http import AnthropicHTTP, messages_url
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
+from pith.ai._http_errors import (
+    broken_stream,
+    described,
+    status_message,
+    timed_out,
+    unreachable,
+)
 from pith.ai._http_stream import endpoint_description
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
-from pith.ai._openai_compat import retry_after_seconds
+from pith.ai._reply_stream import stream_reply
 from pith.ai._stream import Context, StreamEvent, StreamOptions, TextDelta, apply_payload_hook
 
 __all__ = ["AnthropicProvider", "map_stop_reason"]
@@ -55,10 +61,10 @@ class AnthropicProvider:
         self, model: Model, context: Context, options: StreamOptions
     ) -> AsyncIterator[StreamEvent]:
         builder = MessageBuilder(model)
-        for event in builder.start():
-            yield event
         state = _EventState(builder)
-        try:
+
+        async def open_events() -> AsyncIterator[JsonObject]:
+            # Built after the start event: a request that cannot be built is an error reply.
             body = build_request(
                 model,
                 context,
@@ -70,68 +76,49 @@ class AnthropicProvider:
                 body = without_cache_breakpoints(body)
             if options.on_payload is not None:
                 body = {**await apply_payload_hook(options, body), "stream": True}
-            headers = request_headers(model, options.thinking, options.headers)
-            timeout = options.timeout_seconds or 600.0
-            key = (
-                "anthropic",
-                model.base_url,
-                options.api_key,
-                tuple(sorted(headers.items())),
-                timeout,
-            )
-            client = cached_client(
-                key,
-                lambda: AnthropicHTTP(
-                    model.base_url or None, options.api_key or "no-key", headers, timeout
-                ),
-            )
-            async for raw in until_aborted(client.events(body), options.signal):
-                for event in state.take(raw):
-                    yield event
-            final = state.finish()
-        except Aborted:
-            final = builder.fail("Request was aborted", aborted=True)
-        except StatusError as error:
-            retry_after = retry_after_seconds(error.headers)
-            final = builder.fail(_status_message(error), retry_after=retry_after)
-        except Exception as error:
-            final = builder.fail(_transport_message(error, state, model))
-        for event in final:
+            return _client(model, options).events(body)
+
+        async for event in stream_reply(
+            builder,
+            state,
+            open_events,
+            options.signal,
+            transport_words=lambda error: _transport_message(error, state, model),
+            status_words=lambda error: status_message(error.status, error.body, typed=True),
+        ):
             yield event
 
 
-def _status_message(error: StatusError) -> str:
-    """`<status> <message>` from an API error body (`{"error": {"type", "message"}}`)."""
-    status = error.status
-    body = error.body
-    kind = detail = ""
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict):
-            detail = str(inner["message"]) if isinstance(inner.get("message"), str) else ""
-            kind = str(inner["type"]) if isinstance(inner.get("type"), str) else ""
-        elif isinstance(inner, str):
-            detail = inner
-    if not detail:
-        detail = body.strip()[:500] if isinstance(body, str) and body.strip() else "no details"
-    if 200 <= status < 300:
-        # An `error` event inside a started stream: the HTTP status says nothing, the type does.
-        return f"{kind}: {detail}" if kind else detail
-    return f"{status} {detail}"
+def _client(model: Model, options: StreamOptions) -> AnthropicHTTP:
+    headers = request_headers(model, options.thinking, options.headers)
+    timeout = options.timeout_seconds or 600.0
+    key = (
+        "anthropic",
+        model.base_url,
+        options.api_key,
+        tuple(sorted(headers.items())),
+        timeout,
+    )
+    return cached_client(
+        key,
+        lambda: AnthropicHTTP(
+            model.base_url or None, options.api_key or "no-key", headers, timeout
+        ),
+    )
 
 
 def _transport_message(error: Exception, state: _EventState, model: Model) -> str:
-    """A failure of the connection itself, in words that say which, and where to."""
+    """A failure of the connection itself, in words that say which, and where to; a
+    connection lost mid-reply says the reply was cut short."""
     names = {cls.__name__ for cls in type(error).__mro__}
-    text = str(error) or type(error).__name__
     where = endpoint_description(model.provider, messages_url(model.base_url or None))
     if "TimeoutException" in names:
-        return f"Request timed out ({where})"
+        return timed_out(where)
     if state.started and not state.stopped and names & {"TransportError", "StreamError"}:
-        return f"{STREAM_ENDED} ({type(error).__name__}: {text})"  # dropped mid-reply
+        return broken_stream(STREAM_ENDED, error)
     if "TransportError" in names:
-        return f"Connection error: could not reach {where} ({text})"
-    return f"{type(error).__name__}: {text}"
+        return unreachable(where, error)
+    return described(error)
 
 
 def _int(value: object) -> int | None:

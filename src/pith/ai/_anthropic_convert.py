@@ -3,12 +3,12 @@
 Anthropic is stricter than OpenAI-compatible servers about history: every `tool_use` needs a
 `tool_result` in the next user message, thinking signatures are only valid for the model that
 wrote them, error tool results may hold text only, and empty text blocks are rejected. The
-transcript is normalised here (as Pi does) so that a session never becomes unsendable.
+transcript is normalised first (`_transcript`, as Pi does) so that a session never becomes
+unsendable.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from pith.ai._context_budget import clamp_max_tokens, estimate_input_tokens
@@ -16,15 +16,22 @@ from pith.ai._messages import (
     AssistantMessage,
     ImageContent,
     Message,
-    SystemMessage,
     TextContent,
     ThinkingContent,
-    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 from pith.ai._models import Model, ThinkingLevel
 from pith.ai._stream import Context, ToolSpec
+from pith.ai._transcript import (
+    TOOL_IMAGE_OMITTED,
+    USER_IMAGE_OMITTED,
+    clean_text,
+    normalise_transcript,
+    safe_tool_id,
+    same_model,
+    without_images,
+)
 
 __all__ = [
     "CACHE_CONTROL",
@@ -61,18 +68,7 @@ SAMPLING_KEYS = frozenset({"temperature", "top_p", "top_k", "stop_sequences"})
 `temperature`/`top_k` (and most `top_p` values) with extended thinking, and any other key could
 clobber the body pith builds."""
 
-NO_RESULT = "No result provided"
 ERROR_IMAGE_PLACEHOLDER = "(image attached after the tool results)"
-USER_IMAGE_OMITTED = "(image omitted: model does not support images)"
-TOOL_IMAGE_OMITTED = "(tool image omitted: model does not support images)"
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_TOOL_ID_INVALID = re.compile(r"[^a-zA-Z0-9_-]")
-
-
-def _clean(text: str) -> str:
-    # A lone surrogate (from a broken tool output) makes the JSON body invalid UTF-8.
-    return _LONE_SURROGATE.sub("", text)
 
 
 def thinking_budget(
@@ -100,55 +96,33 @@ def _image(block: ImageContent) -> JsonObject:
     }
 
 
-def _without_images(
-    content: Sequence[TextContent | ImageContent], placeholder: str
-) -> list[TextContent | ImageContent]:
-    """`content` with each run of images replaced by one `placeholder` text block."""
-    out: list[TextContent | ImageContent] = []
-    for block in content:
-        if isinstance(block, ImageContent):
-            if not (out and isinstance(out[-1], TextContent) and out[-1].text == placeholder):
-                out.append(TextContent(text=placeholder))
-        else:
-            out.append(block)
-    return out
-
-
 def _user(message: UserMessage, images: bool) -> JsonObject | None:
     if isinstance(message.content, str):
         if not message.content.strip():
             return None
-        return {"role": "user", "content": _clean(message.content)}
-    content = message.content if images else _without_images(message.content, USER_IMAGE_OMITTED)
+        return {"role": "user", "content": clean_text(message.content)}
+    content = message.content if images else without_images(message.content, USER_IMAGE_OMITTED)
     blocks: list[JsonObject] = []
     for block in content:
         if isinstance(block, TextContent):
             if block.text.strip():
-                blocks.append({"type": "text", "text": _clean(block.text)})
+                blocks.append({"type": "text", "text": clean_text(block.text)})
         else:
             blocks.append(_image(block))
     return {"role": "user", "content": blocks} if blocks else None
 
 
-def _same_model(message: AssistantMessage, model: Model) -> bool:
-    return (
-        message.provider == model.provider
-        and message.api == model.api
-        and message.model == model.id
-    )
-
-
 def _assistant(message: AssistantMessage, model: Model, ids: dict[str, str]) -> JsonObject | None:
-    same_model = _same_model(message, model)
+    own = same_model(message, model)
     blocks: list[JsonObject] = []
     for block in message.content:
         if isinstance(block, TextContent):
             if block.text.strip():
-                blocks.append({"type": "text", "text": _clean(block.text)})
+                blocks.append({"type": "text", "text": clean_text(block.text)})
         elif isinstance(block, ThinkingContent):
             # Signatures are only valid for the model that produced them; another model's
             # readable thinking would look like part of its visible reply.
-            if not same_model:
+            if not own:
                 continue
             signature = (
                 block.thinking_signature if isinstance(block.thinking_signature, str) else ""
@@ -157,15 +131,19 @@ def _assistant(message: AssistantMessage, model: Model, ids: dict[str, str]) -> 
                 blocks.append({"type": "redacted_thinking", "data": signature})
             elif signature.strip():
                 blocks.append(
-                    {"type": "thinking", "thinking": _clean(block.thinking), "signature": signature}
+                    {
+                        "type": "thinking",
+                        "thinking": clean_text(block.thinking),
+                        "signature": signature,
+                    }
                 )
             elif block.thinking.strip():
                 # No signature (an interrupted stream): Anthropic would reject it as thinking.
-                blocks.append({"type": "text", "text": _clean(block.thinking)})
+                blocks.append({"type": "text", "text": clean_text(block.thinking)})
         else:
             call_id = block.id
-            if not same_model:
-                call_id = _TOOL_ID_INVALID.sub("_", block.id)[:64]
+            if not own:
+                call_id = safe_tool_id(block.id)
                 ids[block.id] = call_id
             blocks.append(
                 {"type": "tool_use", "id": call_id, "name": block.name, "input": block.arguments}
@@ -175,13 +153,13 @@ def _assistant(message: AssistantMessage, model: Model, ids: dict[str, str]) -> 
 
 def _result_content(content: Sequence[TextContent | ImageContent]) -> str | list[JsonObject]:
     if not any(isinstance(block, ImageContent) for block in content):
-        return _clean("\n".join(b.text for b in content if isinstance(b, TextContent)))
+        return clean_text("\n".join(b.text for b in content if isinstance(b, TextContent)))
     blocks: list[JsonObject] = []
     for block in content:
         if isinstance(block, ImageContent):
             blocks.append(_image(block))
         elif block.text:
-            blocks.append({"type": "text", "text": _clean(block.text)})
+            blocks.append({"type": "text", "text": clean_text(block.text)})
     if not any(block["type"] == "text" for block in blocks):
         blocks.insert(0, {"type": "text", "text": "(see attached image)"})
     return blocks
@@ -194,13 +172,13 @@ def _tool_results(results: list[ToolResultMessage], images: bool) -> JsonObject:
     for result in results:
         content = list(result.content)
         if not images:
-            content = _without_images(content, TOOL_IMAGE_OMITTED)
+            content = without_images(content, TOOL_IMAGE_OMITTED)
         error_images = (
             [b for b in content if isinstance(b, ImageContent)] if result.is_error else []
         )
         if error_images:
             # Anthropic rejects anything but text inside an error tool result.
-            content = _without_images(content, ERROR_IMAGE_PLACEHOLDER)
+            content = without_images(content, ERROR_IMAGE_PLACEHOLDER)
             caption = (
                 f"Images from the error result of tool call {result.tool_call_id} "
                 f"({result.tool_name}):"
@@ -218,67 +196,13 @@ def _tool_results(results: list[ToolResultMessage], images: bool) -> JsonObject:
     return {"role": "user", "content": [*blocks, *trailing]}
 
 
-def _system_text(message: SystemMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    return "\n".join(block.text for block in message.content)
-
-
-def _normalise(messages: list[Message]) -> tuple[list[Message], list[str]]:
-    """The transcript Anthropic accepts, and the texts of system messages (folded elsewhere).
-
-    Drops failed or aborted replies (their partial blocks cannot be replayed), answers tool
-    calls left without a result with an error result, and drops results that do not answer a
-    call of the reply just before them (Anthropic rejects those).
-    """
-    out: list[Message] = []
-    system: list[str] = []
-    pending: list[ToolCall] = []
-    answered: set[str] = set()
-
-    def close_pending() -> None:
-        for call in pending:
-            if call.id not in answered:
-                out.append(
-                    ToolResultMessage(
-                        tool_call_id=call.id,
-                        tool_name=call.name,
-                        content=[TextContent(text=NO_RESULT)],
-                        is_error=True,
-                    )
-                )
-        pending.clear()
-        answered.clear()
-
-    for message in messages:
-        if isinstance(message, SystemMessage):
-            text = _system_text(message)
-            if text:
-                system.append(text)
-        elif isinstance(message, AssistantMessage):
-            close_pending()
-            if message.stop_reason in ("error", "aborted"):
-                continue
-            pending.extend(message.tool_calls())
-            out.append(message)
-        elif isinstance(message, ToolResultMessage):
-            if any(call.id == message.tool_call_id for call in pending):
-                answered.add(message.tool_call_id)
-                out.append(message)
-        else:
-            close_pending()
-            out.append(message)
-    close_pending()
-    return out, system
-
-
 def convert_messages(model: Model, messages: list[Message]) -> tuple[list[JsonObject], list[str]]:
     """The `messages` array of a request, and the texts of system messages in the transcript.
 
     The last block of the last message, when it is the user's, carries the conversation cache
     breakpoint.
     """
-    transcript, system = _normalise(messages)
+    transcript, system = normalise_transcript(messages)
     images = model.supports_images()
     ids: dict[str, str] = {}
     out: list[JsonObject] = []
@@ -406,7 +330,7 @@ def build_request(
     system = "\n\n".join(text for text in [context.system_prompt, *system_texts] if text)
     if system:
         body["system"] = [
-            {"type": "text", "text": _clean(system), "cache_control": dict(CACHE_CONTROL)}
+            {"type": "text", "text": clean_text(system), "cache_control": dict(CACHE_CONTROL)}
         ]
     # Pi's order: clamp the wanted output to the window, add the thinking budget on top, clamp
     # again, then shrink the budget to leave 1024 answer tokens (1024 when nothing is left).

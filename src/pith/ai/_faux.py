@@ -15,7 +15,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from pith.ai._abortable import Aborted
+from pith.ai._abortable import ABORTED, Aborted
 from pith.ai._builder import MessageBuilder
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
@@ -109,7 +109,7 @@ class FauxProvider:
                     if options.signal is not None and options.signal.aborted:
                         raise Aborted
         except Aborted:
-            for event in builder.fail("Request was aborted", aborted=True):
+            for event in builder.fail(ABORTED, aborted=True):
                 yield event
             return
         builder.set_usage(reply.usage or Usage(input=100, output=10, total_tokens=110))

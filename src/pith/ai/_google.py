@@ -11,20 +11,14 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
-from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
 from pith.ai._google_convert import build_request
-from pith.ai._http_stream import (
-    EventStream,
-    JsonObject,
-    StatusError,
-    endpoint_description,
-    transport_kind,
-)
+from pith.ai._http_errors import status_message
+from pith.ai._http_stream import EventStream, JsonObject, StatusError, endpoint_description
 from pith.ai._messages import StopReason, TextContent, ThinkingContent, Usage
 from pith.ai._models import Model
-from pith.ai._openai_compat import retry_after_seconds
+from pith.ai._reply_stream import stream_reply
 from pith.ai._stream import Context, StreamEvent, StreamOptions, TextDelta, apply_payload_hook
 
 __all__ = ["DEFAULT_BASE_URL", "GoogleProvider", "map_finish_reason", "stream_url"]
@@ -77,24 +71,16 @@ class GoogleProvider:
             temperature=options.temperature,
         )
         body = await apply_payload_hook(options, body)
-        for event in builder.start():
-            yield event
-        state = _ChunkState(builder)
-        try:
-            client = _client(model, options)
-            async for chunk in until_aborted(client.chunks(body), options.signal):
-                for event in state.take(chunk):
-                    yield event
-            events = state.finish()
-        except Aborted:
-            events = builder.fail("Request was aborted", aborted=True)
-        except StatusError as error:
-            events = builder.fail(
-                _status_message(error), retry_after=retry_after_seconds(error.headers)
-            )
-        except Exception as error:
-            events = builder.fail(_transport_message(error, model))
-        for event in events:
+        async for event in stream_reply(
+            builder,
+            _ChunkState(builder),
+            lambda: _client(model, options).chunks(body),
+            options.signal,
+            where=endpoint_description(
+                model.provider, stream_url(model.base_url or None, model.id)
+            ),
+            status_words=_status_message,
+        ):
             yield event
 
 
@@ -133,33 +119,9 @@ def _client(model: Model, options: StreamOptions) -> _GeminiHTTP:
 def _status_message(error: StatusError) -> str:
     """`<status> <message>` from Google's `{"error": {"code", "message", "status"}}`."""
     body = error.body
-    detail = ""
     if isinstance(body, list) and body and isinstance(body[0], dict):
         body = body[0]  # some Google front ends wrap the error in a list
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            detail = str(inner["message"])
-        elif isinstance(inner, str):
-            detail = inner
-    if not detail:
-        detail = body.strip()[:500] if isinstance(body, str) and body.strip() else "no details"
-    if 200 <= error.status < 300:
-        return detail
-    return f"{error.status} {detail}"
-
-
-def _transport_message(error: Exception, model: Model) -> str:
-    text = str(error) or type(error).__name__
-    kind = transport_kind(error)
-    where = endpoint_description(model.provider, stream_url(model.base_url or None, model.id))
-    if kind == "timeout":
-        return f"Request timed out ({where})"
-    if kind == "stream":
-        return f"Stream ended unexpectedly ({type(error).__name__}: {text})"
-    if kind == "connection":
-        return f"Connection error: could not reach {where} ({text})"
-    return f"{type(error).__name__}: {text}"
+    return status_message(error.status, body)
 
 
 def _int(value: object) -> int:

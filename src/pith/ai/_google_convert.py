@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pith.ai._anthropic_convert import _normalise as normalise_transcript
 from pith.ai._context_budget import clamp_max_tokens_to_context
 from pith.ai._google_schema import gemini_schema
 from pith.ai._messages import (
@@ -25,6 +24,7 @@ from pith.ai._messages import (
 )
 from pith.ai._models import Model, ThinkingLevel
 from pith.ai._stream import Context, ToolSpec
+from pith.ai._transcript import USER_IMAGE_OMITTED, clean_text, normalise_transcript, safe_tool_id
 
 __all__ = [
     "build_request",
@@ -37,12 +37,9 @@ __all__ = [
 
 JsonObject = dict[str, object]
 
-USER_IMAGE_OMITTED = "(image omitted: model does not support images)"
 TOOL_IMAGE_CAPTION = "Tool result image:"
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
-_TOOL_ID_INVALID = re.compile(r"[^a-zA-Z0-9_-]")
 _MAJOR = re.compile(r"^gemini(?:-live)?-(\d+)")
 _LEVEL_MODELS = re.compile(
     r"gemini-3(?:\.\d+)?-(?:pro|flash)|gemini-(?:[4-9]|[1-9]\d)|^gemini-flash(?:-lite)?-latest$"
@@ -55,10 +52,6 @@ _BUDGETS: tuple[tuple[str, dict[str, int]], ...] = (
 )
 """`thinkingBudget` per level for the Gemini 2.5 families (first match wins); other models
 get -1, the dynamic budget."""
-
-
-def _clean(text: str) -> str:
-    return _LONE_SURROGATE.sub("", text)
 
 
 def _major_version(model_id: str) -> int | None:
@@ -123,11 +116,11 @@ def _inline(block: ImageContent) -> JsonObject:
 
 def _user(message: UserMessage, images: bool) -> JsonObject | None:
     if isinstance(message.content, str):
-        return {"role": "user", "parts": [{"text": _clean(message.content)}]}
+        return {"role": "user", "parts": [{"text": clean_text(message.content)}]}
     parts: list[JsonObject] = []
     for block in message.content:
         if isinstance(block, TextContent):
-            parts.append({"text": _clean(block.text)})
+            parts.append({"text": clean_text(block.text)})
         elif images:
             parts.append(_inline(block))
         elif not parts or parts[-1] != {"text": USER_IMAGE_OMITTED}:
@@ -147,7 +140,7 @@ def _assistant(message: AssistantMessage, model: Model, ids: dict[str, str]) -> 
     parts: list[JsonObject] = []
     for block in message.content:
         if isinstance(block, TextContent):
-            part = _signed({"text": _clean(block.text)}, block.text_signature, signed)
+            part = _signed({"text": clean_text(block.text)}, block.text_signature, signed)
             # An empty part is kept only for its signature, which Gemini wants back.
             if block.text.strip() or "thoughtSignature" in part:
                 parts.append(part)
@@ -156,7 +149,7 @@ def _assistant(message: AssistantMessage, model: Model, ids: dict[str, str]) -> 
                 continue
             if same_model:
                 part = _signed(
-                    {"thought": True, "text": _clean(block.thinking)},
+                    {"thought": True, "text": clean_text(block.thinking)},
                     block.thinking_signature,
                     signed,
                 )
@@ -164,11 +157,11 @@ def _assistant(message: AssistantMessage, model: Model, ids: dict[str, str]) -> 
                     parts.append(part)
             elif block.thinking.strip():
                 # Another model's thinking, as plain text: its signature means nothing here.
-                parts.append({"text": _clean(block.thinking)})
+                parts.append({"text": clean_text(block.thinking)})
         else:
             call: JsonObject = {"name": block.name, "args": block.arguments}
             if _sends_call_ids(model):
-                call_id = _TOOL_ID_INVALID.sub("_", block.id)[:64]
+                call_id = safe_tool_id(block.id)
                 ids[block.id] = call_id
                 call["id"] = call_id
             parts.append(_signed({"functionCall": call}, block.thought_signature, signed))
@@ -184,7 +177,7 @@ def _tool_result(
     images = [b for b in result.content if isinstance(b, ImageContent)]
     if not model.supports_images():
         images = []
-    value = _clean(text) if text.strip() else ("(see attached image)" if images else "")
+    value = clean_text(text) if text.strip() else ("(see attached image)" if images else "")
     response: JsonObject = {
         "name": result.tool_name,
         "response": {"error": value} if result.is_error else {"output": value},
@@ -211,7 +204,7 @@ def convert_messages(
     Failed replies are dropped and unanswered tool calls get an error result (as for
     Anthropic); the results of one reply share one user turn.
     """
-    transcript, system = normalise_transcript(list(messages))
+    transcript, system = normalise_transcript(messages)
     images = model.supports_images()
     ids: dict[str, str] = {}
     out: list[JsonObject] = []
@@ -274,7 +267,7 @@ def build_request(
     body: JsonObject = {"contents": contents}
     system = "\n\n".join(text for text in [context.system_prompt, *system_texts] if text)
     if system:
-        body["systemInstruction"] = {"parts": [{"text": _clean(system)}]}
+        body["systemInstruction"] = {"parts": [{"text": clean_text(system)}]}
     if context.tools:
         body["tools"] = convert_tools(context.tools)
     wanted = max_tokens if max_tokens is not None else model.max_tokens

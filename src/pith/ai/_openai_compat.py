@@ -10,22 +10,17 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Mapping
 
-from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
-from pith.ai._http_stream import (
-    EventStream,
-    JsonObject,
-    StatusError,
-    endpoint_description,
-    transport_kind,
-)
+from pith.ai._http_stream import EventStream, JsonObject, StatusError, endpoint_description
 from pith.ai._messages import StopReason, Usage
 from pith.ai._models import Model
 from pith.ai._openai_convert import REASONING_FIELDS, build_request
+from pith.ai._openai_headers import account_headers
+from pith.ai._reply_stream import stream_reply
 from pith.ai._stream import Context, StreamEvent, StreamOptions, apply_payload_hook
 
-__all__ = ["OpenAICompatProvider", "completions_url", "parse_usage", "retry_after_seconds"]
+__all__ = ["OpenAICompatProvider", "completions_url", "parse_usage"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -65,32 +60,6 @@ def _int(value: object) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """The wait a server asked for, from `retry-after-ms` or `retry-after` (seconds or a date)."""
-    lowered = {key.lower(): value for key, value in headers.items()}
-    if "retry-after-ms" in lowered:
-        try:
-            return float(lowered["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    from email.utils import parsedate_to_datetime
-
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    import time
-
-    return max(0.0, when.timestamp() - time.time())
-
-
 def completions_url(base_url: str | None) -> str:
     """`<base>/chat/completions` (the SDK's path under its `base_url`)."""
     return (base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
@@ -113,24 +82,13 @@ class OpenAICompatProvider:
             temperature=options.temperature,
         )
         body = {**await apply_payload_hook(options, body), "stream": True}
-        for event in builder.start():
-            yield event
-        state = _ChunkState(builder)
-        try:
-            client = _client(model, options)
-            async for chunk in until_aborted(client.chunks(body), options.signal):
-                for event in state.take(chunk):
-                    yield event
-            events = state.finish()
-        except Aborted:
-            events = builder.fail("Request was aborted", aborted=True)
-        except StatusError as error:
-            events = builder.fail(
-                _status_message(error), retry_after=retry_after_seconds(error.headers)
-            )
-        except Exception as error:
-            events = builder.fail(_transport_message(error, model))
-        for event in events:
+        async for event in stream_reply(
+            builder,
+            _ChunkState(builder),
+            lambda: _client(model, options).chunks(body),
+            options.signal,
+            where=endpoint_description(model.provider, completions_url(model.base_url or None)),
+        ):
             yield event
 
 
@@ -143,7 +101,7 @@ class _OpenAIHTTP:
         headers = {
             "authorization": f"Bearer {options.api_key or 'no-key'}",
             "user-agent": f"pith/{__version__}",
-            **_account_headers(os.environ),
+            **account_headers(os.environ),
             **options.headers,
         }
         self.stream = EventStream(completions_url(model.base_url or None), headers, timeout)
@@ -156,17 +114,6 @@ class _OpenAIHTTP:
             yield chunk
 
 
-def _account_headers(environ: Mapping[str, str]) -> dict[str, str]:
-    """The organization and project headers the official clients send when
-    `OPENAI_ORG_ID` / `OPENAI_PROJECT_ID` are set."""
-    headers = {}
-    if environ.get("OPENAI_ORG_ID"):
-        headers["openai-organization"] = environ["OPENAI_ORG_ID"]
-    if environ.get("OPENAI_PROJECT_ID"):
-        headers["openai-project"] = environ["OPENAI_PROJECT_ID"]
-    return headers
-
-
 def _client(model: Model, options: StreamOptions) -> _OpenAIHTTP:
     timeout = options.timeout_seconds or 600.0
     key = (
@@ -177,39 +124,6 @@ def _client(model: Model, options: StreamOptions) -> _OpenAIHTTP:
         timeout,
     )
     return cached_client(key, lambda: _OpenAIHTTP(model, options, timeout))
-
-
-def _status_message(error: StatusError) -> str:
-    """`<status> <message>` from an error body (`{"error": {"message": ...}}` or a string);
-    an error inside a started stream is its message alone."""
-    body = error.body
-    detail = ""
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            detail = str(inner["message"])
-        elif isinstance(inner, str):
-            detail = inner
-    if not detail:
-        detail = body.strip()[:500] if isinstance(body, str) and body.strip() else "no details"
-    if 200 <= error.status < 300:
-        return detail
-    return f"{error.status} {detail}"
-
-
-def _transport_message(error: Exception, model: Model, url: str | None = None) -> str:
-    """A failure of the connection itself, in words that say which, and where to (`url`,
-    by default the chat-completions endpoint)."""
-    text = str(error) or type(error).__name__
-    kind = transport_kind(error)
-    where = endpoint_description(model.provider, url or completions_url(model.base_url or None))
-    if kind == "timeout":
-        return f"Request timed out ({where})"
-    if kind == "stream":
-        return f"Stream ended unexpectedly ({type(error).__name__}: {text})"
-    if kind == "connection":
-        return f"Connection error: could not reach {where} ({text})"
-    return f"{type(error).__name__}: {text}"
 
 
 class _ChunkState:

@@ -14,20 +14,15 @@ import json
 import os
 from collections.abc import AsyncIterator, Mapping
 
-from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._builder import MessageBuilder
 from pith.ai._clients import cached_client
-from pith.ai._http_stream import EventStream, JsonObject, StatusError
+from pith.ai._http_stream import EventStream, JsonObject, endpoint_description
 from pith.ai._messages import StopReason, TextContent, ThinkingContent, ToolCall, Usage
 from pith.ai._models import Model
-from pith.ai._openai_compat import (
-    DEFAULT_BASE_URL,
-    _account_headers,
-    _status_message,
-    _transport_message,
-    retry_after_seconds,
-)
+from pith.ai._openai_compat import DEFAULT_BASE_URL
+from pith.ai._openai_headers import account_headers
 from pith.ai._partial_json import finish_arguments
+from pith.ai._reply_stream import StreamFailure, stream_reply
 from pith.ai._responses_convert import build_request, text_signature
 from pith.ai._stream import Context, StreamEvent, StreamOptions, apply_payload_hook
 
@@ -100,27 +95,13 @@ class OpenAIResponsesProvider:
             session_id=options.session_id,
         )
         body = {**await apply_payload_hook(options, body), "stream": True}
-        for event in builder.start():
-            yield event
-        state = _EventState(builder)
-        try:
-            client = _client(model, options)
-            async for item in until_aborted(client.events(body), options.signal):
-                for event in state.take(item):
-                    yield event
-            events = state.finish()
-        except Aborted:
-            events = builder.fail("Request was aborted", aborted=True)
-        except StatusError as error:
-            events = builder.fail(
-                _status_message(error), retry_after=retry_after_seconds(error.headers)
-            )
-        except _StreamFailure as error:
-            events = builder.fail(str(error))
-        except Exception as error:
-            url = responses_url(model.base_url or None)
-            events = builder.fail(_transport_message(error, model, url))
-        for event in events:
+        async for event in stream_reply(
+            builder,
+            _EventState(builder),
+            lambda: _client(model, options).events(body),
+            options.signal,
+            where=endpoint_description(model.provider, responses_url(model.base_url or None)),
+        ):
             yield event
 
 
@@ -132,10 +113,6 @@ def session_headers(session_id: str | None) -> dict[str, str]:
     return {"session-id": session_id, "x-client-request-id": session_id}
 
 
-class _StreamFailure(Exception):
-    """The stream said the response failed (`response.failed`, `error`)."""
-
-
 class _ResponsesHTTP:
     def __init__(self, model: Model, options: StreamOptions, timeout: float) -> None:
         from pith._version import __version__
@@ -143,7 +120,7 @@ class _ResponsesHTTP:
         headers = {
             "authorization": f"Bearer {options.api_key or 'no-key'}",
             "user-agent": f"pith/{__version__}",
-            **_account_headers(os.environ),
+            **account_headers(os.environ),
             **session_headers(options.session_id),
             **options.headers,
         }
@@ -227,10 +204,10 @@ class _EventState:
             return []
         if kind == "response.failed":
             response = event.get("response")
-            raise _StreamFailure(_failure_message(response if isinstance(response, dict) else {}))
+            raise StreamFailure(_failure_message(response if isinstance(response, dict) else {}))
         if kind == "error":
             code = event.get("code") or "unknown"
-            raise _StreamFailure(f"Error Code {code}: {event.get('message') or 'no message'}")
+            raise StreamFailure(f"Error Code {code}: {event.get('message') or 'no message'}")
         return []
 
     def _text(self, index: int, delta: str) -> list[StreamEvent]:

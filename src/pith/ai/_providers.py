@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pith.ai._models import Model
+from pith.ai._registry import KNOWN_APIS
 from pith.ai._stream import Provider
 from pith.errors import ConfigError
 
@@ -40,7 +41,7 @@ def provider_for(model: Model) -> Provider:
     else:
         raise ConfigError(
             f"model {model.key} uses api {api!r}, which pith does not speak; "
-            "use openai-completions or anthropic-messages"
+            f"use one of {', '.join(KNOWN_APIS)}"
         )
     _CACHE[api] = provider
     return provider

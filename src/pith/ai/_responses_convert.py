@@ -21,13 +21,6 @@ import json
 import re
 from collections.abc import Sequence
 
-from pith.ai._anthropic_convert import (
-    TOOL_IMAGE_OMITTED,
-    USER_IMAGE_OMITTED,
-    _clean,
-    _normalise,
-    _without_images,
-)
 from pith.ai._context_budget import clamp_max_tokens_to_context
 from pith.ai._messages import (
     AssistantMessage,
@@ -41,6 +34,15 @@ from pith.ai._messages import (
 )
 from pith.ai._models import Model, ThinkingLevel
 from pith.ai._stream import Context, ToolSpec
+from pith.ai._transcript import (
+    TOOL_IMAGE_OMITTED,
+    USER_IMAGE_OMITTED,
+    clean_text,
+    normalise_transcript,
+    safe_tool_id,
+    same_model,
+    without_images,
+)
 
 __all__ = [
     "MIN_OUTPUT_TOKENS",
@@ -59,7 +61,6 @@ MIN_OUTPUT_TOKENS = 16
 CACHE_KEY_MAX_CHARS = 64
 """OpenAI rejects a longer `prompt_cache_key`."""
 
-_ID_INVALID = re.compile(r"[^a-zA-Z0-9_-]")
 _GPT5_POINT = re.compile(r"^gpt-5\.\d")
 _O_SERIES = re.compile(r"^o\d")
 
@@ -111,15 +112,7 @@ def _text_item_id(signature: object) -> tuple[str | None, str | None]:
 def call_id_of(tool_call_id: str) -> str:
     """The `call_id` part of a tool call id, in the characters OpenAI accepts (64 at most)."""
     call_id = tool_call_id.split("|", 1)[0]
-    return _ID_INVALID.sub("_", call_id)[:CACHE_KEY_MAX_CHARS].rstrip("_") or "call"
-
-
-def _same_model(message: AssistantMessage, model: Model) -> bool:
-    return (
-        message.provider == model.provider
-        and message.api == model.api
-        and message.model == model.id
-    )
+    return safe_tool_id(call_id).rstrip("_") or "call"
 
 
 def _image(block: ImageContent) -> JsonObject:
@@ -134,14 +127,14 @@ def _user(message: UserMessage, images: bool) -> JsonObject | None:
     if isinstance(message.content, str):
         if not message.content.strip():
             return None
-        text: JsonObject = {"type": "input_text", "text": _clean(message.content)}
+        text: JsonObject = {"type": "input_text", "text": clean_text(message.content)}
         return {"role": "user", "content": [text]}
-    content = message.content if images else _without_images(message.content, USER_IMAGE_OMITTED)
+    content = message.content if images else without_images(message.content, USER_IMAGE_OMITTED)
     parts: list[JsonObject] = []
     for block in content:
         if isinstance(block, TextContent):
             if block.text:
-                parts.append({"type": "input_text", "text": _clean(block.text)})
+                parts.append({"type": "input_text", "text": clean_text(block.text)})
         else:
             parts.append(_image(block))
     return {"role": "user", "content": parts} if parts else None
@@ -159,24 +152,29 @@ def _reasoning_item(block: ThinkingContent) -> JsonObject | None:
 
 
 def _assistant(message: AssistantMessage, model: Model, position: int) -> list[JsonObject]:
-    same_model = _same_model(message, model)
+    own = same_model(message, model)
     items: list[JsonObject] = []
     texts = 0
     for block in message.content:
         if isinstance(block, ThinkingContent):
-            item = _reasoning_item(block) if same_model else None
+            item = _reasoning_item(block) if own else None
             if item is not None:
                 items.append(item)
         elif isinstance(block, TextContent):
             if not block.text.strip():
                 continue
-            item_id, phase = _text_item_id(block.text_signature) if same_model else (None, None)
+            item_id, phase = _text_item_id(block.text_signature) if own else (None, None)
             fallback = f"msg_pith_{position}" + (f"_{texts}" if texts else "")
             texts += 1
+            output: JsonObject = {
+                "type": "output_text",
+                "text": clean_text(block.text),
+                "annotations": [],
+            }
             text_item: JsonObject = {
                 "type": "message",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": _clean(block.text), "annotations": []}],
+                "content": [output],
                 "status": "completed",
                 "id": item_id if item_id and len(item_id) <= CACHE_KEY_MAX_CHARS else fallback,
             }
@@ -184,7 +182,7 @@ def _assistant(message: AssistantMessage, model: Model, position: int) -> list[J
                 text_item["phase"] = phase
             items.append(text_item)
         else:
-            items.append(_function_call(block, same_model))
+            items.append(_function_call(block, own))
     return items
 
 
@@ -205,21 +203,21 @@ def _function_call(call: ToolCall, same_model: bool) -> JsonObject:
 def _tool_output(result: ToolResultMessage, images: bool) -> str | list[JsonObject]:
     content: Sequence[TextContent | ImageContent] = result.content
     if not images:
-        content = _without_images(content, TOOL_IMAGE_OMITTED)
+        content = without_images(content, TOOL_IMAGE_OMITTED)
     text = "\n".join(block.text for block in content if isinstance(block, TextContent))
     pictures = [block for block in content if isinstance(block, ImageContent)]
     if not pictures:
-        return _clean(text) if text.strip() else "(no tool output)"
+        return clean_text(text) if text.strip() else "(no tool output)"
     parts: list[JsonObject] = []
     if text.strip():
-        parts.append({"type": "input_text", "text": _clean(text)})
+        parts.append({"type": "input_text", "text": clean_text(text)})
     parts.extend(_image(picture) for picture in pictures)
     return parts
 
 
 def convert_input(model: Model, system_prompt: str, messages: list[Message]) -> list[JsonObject]:
     """The `input` array of a Responses request: instructions first, then the transcript."""
-    transcript, system_texts = _normalise(messages)
+    transcript, system_texts = normalise_transcript(messages)
     images = model.supports_images()
     out: list[JsonObject] = []
     for position, message in enumerate(transcript):
