@@ -17,6 +17,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple
 
 from pith.ai import WireStruct
+from pith.tools._textscan import scan as _scan
+from pith.tools._textscan import utf8_len
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -37,8 +39,6 @@ DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
 GREP_MAX_LINE_LENGTH = 500
 """Characters per grep line, counted in UTF-16 code units as Pi does."""
-
-_ENCODE_CHUNK = 1 << 20
 
 
 class TruncationResult(WireStruct):
@@ -62,18 +62,6 @@ class LineTruncation(NamedTuple):
     was_truncated: bool
 
 
-def utf8_len(text: str) -> int:
-    """UTF-8 size of `text` in bytes, without holding an encoded copy of all of it."""
-    if text.isascii():
-        return len(text)
-    if len(text) <= _ENCODE_CHUNK:
-        return len(text.encode("utf-8", "surrogatepass"))
-    return sum(
-        len(text[start : start + _ENCODE_CHUNK].encode("utf-8", "surrogatepass"))
-        for start in range(0, len(text), _ENCODE_CHUNK)
-    )
-
-
 def count_lines(text: str) -> int:
     """Lines as Pi counts them: split on `\\n`, a trailing `\\n` adds no line, `""` has none."""
     if not text:
@@ -95,13 +83,6 @@ def _to_fixed_1(value: float) -> str:
     return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
-def _bytes_if_fits(text: str, start: int, end: int, room: int) -> int | None:
-    """UTF-8 size of `text[start:end]`, or None when it is certainly over `room` bytes."""
-    if end - start > room:
-        return None  # every character is at least one byte
-    return utf8_len(text[start:end])
-
-
 def _untruncated(
     content: str, lines: int, size: int, max_lines: int, max_bytes: int
 ) -> TruncationResult:
@@ -120,20 +101,36 @@ def _untruncated(
     )
 
 
+def _totals(content: str) -> tuple[int, int]:
+    """`(total_lines, total_bytes)` as Pi counts them, from one scan of `content`."""
+    newlines, size = _scan(content)
+    if not content:
+        return 0, size
+    return newlines + (0 if content.endswith("\n") else 1), size
+
+
+def _nth_newline(data: bytes, count: int, *, from_end: bool) -> int:
+    """Index of the `count`-th newline of `data` (from its end when `from_end`); it exists."""
+    if from_end:
+        return len(data.rsplit(b"\n", count)[0])
+    return len(data) - len(data.split(b"\n", count)[-1]) - 1
+
+
 def truncate_head(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """Keep whole lines from the start. A first line over `max_bytes` gives empty content."""
-    total_bytes = utf8_len(content)
-    total_lines = count_lines(content)
+    total_lines, total_bytes = _totals(content)
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
 
-    first_end = content.find("\n")
-    if first_end == -1:
-        first_end = len(content)
-    first_bytes = _bytes_if_fits(content, 0, first_end, max_bytes)
-    if first_bytes is None or first_bytes > max_bytes:
+    # Kept lines are at most max_bytes bytes, so at most max_bytes characters, and the newline
+    # that ends them is within the first max_bytes + 1 characters and bytes.
+    reach = max(max_bytes + 1, 0)
+    window = content[:reach]
+    encoded = window.encode("utf-8", "surrogatepass")
+    prefix = encoded[:reach]  # the first max_bytes + 1 bytes (or all there are)
+    if prefix.find(b"\n") == -1 and len(prefix) > max_bytes:
         return TruncationResult(
             content="",
             truncated=True,
@@ -147,27 +144,22 @@ def truncate_head(
             max_lines=max_lines,
             max_bytes=max_bytes,
         )
-
+    # Each newline within the first max_bytes + 1 bytes ends a line that fits; so does the
+    # end of an unterminated last line when everything fits.
+    fitting = prefix.count(b"\n")
+    if total_lines and total_bytes <= max_bytes and not content.endswith("\n"):
+        fitting += 1
+    kept = max(0, min(fitting, max_lines, total_lines))
+    if kept == 0:
+        kept_bytes, kept_end = 0, 0
+    elif kept == total_lines and not content.endswith("\n"):
+        kept_bytes, kept_end = total_bytes, len(content)
+    else:
+        kept_bytes = _nth_newline(prefix, kept, from_end=False)
+        kept_end = kept_bytes if window.isascii() else _char_count(encoded[:kept_bytes])
     truncated_by: Literal["lines", "bytes"] = "lines"
-    kept = 0
-    kept_bytes = 0
-    kept_end = 0
-    start = 0
-    while kept < total_lines and kept < max_lines:
-        end = content.find("\n", start)
-        if end == -1:
-            end = len(content)
-        separator = 1 if kept > 0 else 0
-        size = _bytes_if_fits(content, start, end, max_bytes - kept_bytes - separator)
-        if size is None or kept_bytes + separator + size > max_bytes:
-            truncated_by = "bytes"
-            break
-        kept += 1
-        kept_bytes += separator + size
-        kept_end = end
-        start = end + 1
-    if kept >= max_lines and kept_bytes <= max_bytes:
-        truncated_by = "lines"
+    if fitting < max_lines and fitting < total_lines:
+        truncated_by = "bytes"
     return TruncationResult(
         content=content[:kept_end],
         truncated=True,
@@ -187,39 +179,43 @@ def truncate_tail(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """Keep whole lines from the end; a last line over `max_bytes` keeps its final bytes."""
-    total_bytes = utf8_len(content)
-    total_lines = count_lines(content)
+    total_lines, total_bytes = _totals(content)
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
 
-    truncated_by: Literal["lines", "bytes"] = "lines"
-    last_line_partial = False
-    kept = 0
-    kept_bytes = 0
+    # The lines are those of `body`: the content without its final newline.
     end = len(content) - 1 if content.endswith("\n") else len(content)
-    kept_start = end
-    kept_end = end
-    partial = ""
-    while kept < total_lines and kept < max_lines:
-        start = content.rfind("\n", 0, end) + 1
-        separator = 1 if kept > 0 else 0
-        size = _bytes_if_fits(content, start, end, max_bytes - kept_bytes - separator)
-        if size is None or kept_bytes + separator + size > max_bytes:
-            truncated_by = "bytes"
-            if kept == 0:
-                partial = _utf8_suffix(content, start, end, max_bytes)
-                kept = 1
-                kept_bytes = utf8_len(partial)
-                last_line_partial = True
-            break
-        kept += 1
-        kept_bytes += separator + size
-        kept_start = start
-        end = start - 1
+    body_bytes = total_bytes - (len(content) - end)
+    # Kept lines are within the last max_bytes characters, so within the last max_bytes + 1
+    # bytes with the newline before them.
+    reach = max(max_bytes + 1, 0)
+    window = content[max(end - reach, 0) : end]
+    encoded = window.encode("utf-8", "surrogatepass")
+    suffix = encoded[max(len(encoded) - reach, 0) :]  # the last max_bytes + 1 bytes of body
+    fitting = suffix.count(b"\n") + (1 if total_lines and body_bytes <= max_bytes else 0)
+    kept = max(0, min(fitting, max_lines))
+    last_line_partial = kept == 0 and max_lines > 0
+    if last_line_partial:
+        partial = _utf8_suffix(suffix, max_bytes)
+        kept = 1
+        kept_bytes = len(partial)
+        kept_text = partial.decode("utf-8", "surrogatepass")
+    elif kept == 0:
+        kept_bytes, kept_text = 0, ""
+    elif kept == total_lines:
+        kept_bytes, kept_text = body_bytes, content[:end]
+    else:
+        start = _nth_newline(suffix, kept, from_end=True) + 1
+        kept_bytes = len(suffix) - start
+        chars = kept_bytes if window.isascii() else _char_count(suffix[start:])
+        kept_text = content[end - chars : end]
+    truncated_by: Literal["lines", "bytes"] = "lines"
+    if fitting < max_lines and fitting < total_lines:
+        truncated_by = "bytes"
     if kept >= max_lines and kept_bytes <= max_bytes:
         truncated_by = "lines"
     return TruncationResult(
-        content=partial if last_line_partial else content[kept_start:kept_end],
+        content=kept_text,
         truncated=True,
         truncated_by=truncated_by,
         total_lines=total_lines,
@@ -233,14 +229,17 @@ def truncate_tail(
     )
 
 
-def _utf8_suffix(text: str, start: int, end: int, max_bytes: int) -> str:
-    """The last `max_bytes` bytes of `text[start:end]`, moved forward to a character start."""
-    # The last max_bytes characters hold at least max_bytes bytes.
-    encoded = text[max(start, end - max_bytes) : end].encode("utf-8", "surrogatepass")
-    cut = max(0, len(encoded) - max_bytes)
+def _char_count(encoded: bytes) -> int:
+    """Characters in `encoded`, whole UTF-8 (`surrogatepass`): every byte but continuations."""
+    return len(encoded.decode("utf-8", "surrogatepass"))
+
+
+def _utf8_suffix(encoded: bytes, max_bytes: int) -> bytes:
+    """The last `max_bytes` bytes of `encoded`, moved forward to a character start."""
+    cut = max(0, len(encoded) - max(max_bytes, 0))
     while cut < len(encoded) and (encoded[cut] & 0xC0) == 0x80:
         cut += 1
-    return encoded[cut:].decode("utf-8", "surrogatepass")
+    return encoded[cut:]
 
 
 def utf16_len(text: str) -> int:

@@ -1,0 +1,3 @@
+# The compiled helper (_textscan_c.c), present when the install had a C compiler.
+
+def scan(text: str, /) -> tuple[int, int]: ...
