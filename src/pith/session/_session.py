@@ -26,6 +26,7 @@ from pith.ai import (
 )
 from pith.errors import InputError
 from pith.regular_file import require_regular_file
+from pith.session._active import ActiveBranch
 from pith.session._codec import encode_entry
 from pith.session._entries import (
     CURRENT_VERSION,
@@ -89,7 +90,8 @@ class SessionStore:
         self.path = path
         self.warnings = warnings or []
         self.by_id: dict[str, SessionEntry] = {}
-        self.leaf_id: str | None = None
+        self._leaf_id: str | None = None
+        self._active = ActiveBranch()
         self._labels: dict[str, str] = {}
         self._persisted = persisted
         self._file = AppendOnlyFile(path) if path is not None else None
@@ -185,14 +187,17 @@ class SessionStore:
         self.close()
 
     def _index(self) -> None:
-        self.by_id = {}
+        by_id: dict[str, SessionEntry] = {}
         self._labels = {}
-        self.leaf_id = None
+        leaf_id = None
         for entry in self.entries:
-            self.by_id[entry.id] = entry
-            self.leaf_id = entry.id
+            by_id[entry.id] = entry
+            leaf_id = entry.id
             if isinstance(entry, LabelEntry):
                 self._set_label(entry)
+        self.by_id = by_id
+        self._leaf_id = leaf_id
+        self._active.clear()
 
     def _set_label(self, entry: LabelEntry) -> None:
         if isinstance(entry.label, str) and entry.label:
@@ -201,6 +206,23 @@ class SessionStore:
             self._labels.pop(entry.target_id, None)
 
     # --- properties -------------------------------------------------------------------------
+
+    @property
+    def leaf_id(self) -> str | None:
+        """The entry the next append hangs under (None: the next append is a new root)."""
+        return self._leaf_id
+
+    @leaf_id.setter
+    def leaf_id(self, value: str | None) -> None:
+        if value != self._leaf_id:
+            self._active.clear()
+        self._leaf_id = value
+
+    def _leaf_known(self) -> bool:
+        """True when the leaf is None or names an entry: the case the kept branch serves
+        (any other leaf reads as empty in `get_branch`, as the last entry in `projection`)."""
+        leaf = self._leaf_id
+        return leaf is None or (bool(leaf) and leaf in self.by_id)
 
     @property
     def id(self) -> str:
@@ -229,29 +251,30 @@ class SessionStore:
 
     # --- appending --------------------------------------------------------------------------
 
-    def _has_conversation(self) -> bool:
-        return any(
-            isinstance(entry, MessageEntry) and entry.message.role in ("user", "assistant")
-            for entry in self.entries
-        )
-
     def append(self, entry: SessionEntry) -> SessionEntry:
         """Add `entry` as the new leaf and write it; on a failed write nothing changes."""
-        previous_leaf = self.leaf_id
+        previous_leaf = self._leaf_id
+        at_leaf = (
+            bool(entry.id)
+            and entry.id not in self.by_id
+            and entry.parent_id == previous_leaf
+            and self._leaf_known()
+        )
         self.entries.append(entry)
         self.by_id[entry.id] = entry
-        self.leaf_id = entry.id
+        self._leaf_id = entry.id
         try:
             self._persist(entry)
         except OSError as error:
             self.entries.pop()
             del self.by_id[entry.id]
-            self.leaf_id = previous_leaf
+            self._leaf_id = previous_leaf
             reason = error.strerror or str(error)
             raise SessionWriteError(
                 f"cannot write to session {self.path}: {reason}; the last step was not recorded "
                 "(free some space or fix permissions, then continue)"
             ) from None
+        self._active.appended(entry, at_leaf=at_leaf)
         if isinstance(entry, LabelEntry):
             self._set_label(entry)
         return entry
@@ -260,14 +283,18 @@ class SessionStore:
         if self._file is None:
             return
         if not self._persisted:
-            if not self._has_conversation():
-                return
-            assert self._lock is not None
-            self._file.create(encode_lines(self.header, self.entries))
-            self._lock.acquire()  # created with O_EXCL: nobody else has it yet
-            self._persisted = True
+            if _has_conversation(self.entries):
+                self._write_whole()
             return
         self._file.append(encode_entry(entry))
+
+    def _write_whole(self) -> None:
+        """Create the file with the header and every entry, and lock it."""
+        assert self._file is not None
+        assert self._lock is not None
+        self._file.create(encode_lines(self.header, self.entries))
+        self._lock.acquire()  # created with O_EXCL: nobody else has it yet
+        self._persisted = True
 
     def _new(self, cls: type[_E], **fields: object) -> _E:
         """An entry of type `cls` with a fresh id, the leaf as parent and the current time."""
@@ -379,10 +406,7 @@ class SessionStore:
             raise KeyError(f"entry {target_id} not found")
         if target_id not in {entry.id for entry in self.get_branch()}:
             raise ValueError(f"entry {target_id} is not on the active branch")
-        role = target.message.role if isinstance(target, MessageEntry) else "custom"
-        if isinstance(content, str) and role in ("assistant", "toolResult"):
-            content = [TextContent(text=content)]  # as Pi stores it
-        replacement = None if content is None else ContextReplacement(content=cast(Any, content))
+        replacement = _replacement(target, content)
         entry = self._new(ContextEditEntry, target_id=target_id, replacement=replacement)
         self.append(entry)
         return entry
@@ -391,7 +415,9 @@ class SessionStore:
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Root-to-entry path of `from_id` (default: the leaf)."""
-        return branch_path(self.by_id, from_id if from_id is not None else self.leaf_id)
+        if (from_id is None or from_id == self._leaf_id) and self._leaf_known():
+            return self._active.path(self.by_id, self._leaf_id)
+        return branch_path(self.by_id, from_id if from_id is not None else self._leaf_id)
 
     def children(self, parent_id: str | None) -> list[SessionEntry]:
         return child_entries(self.entries, parent_id)
@@ -433,37 +459,56 @@ class SessionStore:
         return entry
 
     def projection(self) -> SessionProjection:
-        """What the next request will contain (before extensions' `context` hooks)."""
-        return project(self.entries, self.leaf_id, self.by_id)
+        """What the next request will contain (before extensions' `context` hooks). Kept
+        between calls until the tree changes; the lists handed out are the caller's."""
+        if self._leaf_known():
+            return self._active.projection(self.by_id, self._leaf_id)
+        return project(self.entries, self._leaf_id, self.by_id)
 
     def fork(self, leaf_id: str | None = None, session_dir: Path | None = None) -> SessionStore:
         """A new session holding only the root-to-`leaf_id` path, labels re-emitted at its end,
         its header pointing back here (`parentSession`). Written at once."""
-        path = self.get_branch(leaf_id)
-        if not path:
-            raise KeyError(f"entry {leaf_id} not found")
-        directory = session_dir or (self.path.parent if self.path is not None else None)
-        fork = SessionStore.create(
-            self.cwd or os.getcwd(),
-            directory,
-            parent_session=str(self.path) if self.path is not None else None,
-        )
-        kept = _rechain_without_labels(path)
-        fork.entries = kept
-        fork._index()
-        ids = {entry.id for entry in kept}
-        for target, label in self._labels.items():
-            if target in ids:
-                fork.append(fork._new(LabelEntry, target_id=target, label=label))
-        if fork._file is not None and not fork._persisted:
-            assert fork._lock is not None
-            fork._file.create(encode_lines(fork.header, fork.entries))
-            fork._lock.acquire()
-            fork._persisted = True
-        return fork
+        return _fork(self, leaf_id, session_dir)
 
     def __iter__(self) -> Iterator[SessionEntry]:
         return iter(self.entries)
+
+
+def _fork(source: SessionStore, leaf_id: str | None, session_dir: Path | None) -> SessionStore:
+    path = source.get_branch(leaf_id)
+    if not path:
+        raise KeyError(f"entry {leaf_id} not found")
+    directory = session_dir or (source.path.parent if source.path is not None else None)
+    fork = SessionStore.create(
+        source.cwd or os.getcwd(),
+        directory,
+        parent_session=str(source.path) if source.path is not None else None,
+    )
+    kept = _rechain_without_labels(path)
+    fork.entries = kept
+    fork._index()
+    ids = {entry.id for entry in kept}
+    for target, label in source._labels.items():
+        if target in ids:
+            fork.append(fork._new(LabelEntry, target_id=target, label=label))
+    if fork._file is not None and not fork._persisted:
+        fork._write_whole()
+    return fork
+
+
+def _has_conversation(entries: list[SessionEntry]) -> bool:
+    return any(
+        isinstance(entry, MessageEntry) and entry.message.role in ("user", "assistant")
+        for entry in entries
+    )
+
+
+def _replacement(target: SessionEntry, content: object | None) -> ContextReplacement | None:
+    """What a context edit of `target` stores for `content` (None: hidden)."""
+    role = target.message.role if isinstance(target, MessageEntry) else "custom"
+    if isinstance(content, str) and role in ("assistant", "toolResult"):
+        content = [TextContent(text=content)]  # as Pi stores it
+    return None if content is None else ContextReplacement(content=cast(Any, content))
 
 
 def _is_empty(path: Path) -> bool:

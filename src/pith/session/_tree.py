@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from pith.session._entries import SessionEntry, timestamp_millis
 
-__all__ = ["TreeNode", "branch_path", "child_entries", "entry_tree"]
+__all__ = ["TreeNode", "branch_path", "child_entries", "entry_tree", "parent_chain"]
 
 
 @dataclass
@@ -22,9 +22,42 @@ class TreeNode:
 def branch_path(by_id: Mapping[str, SessionEntry], entry_id: str | None) -> list[SessionEntry]:
     """The entries from the root to `entry_id` (empty for None or an unknown id); a parent
     chain that loops back on itself stops where it would repeat."""
+    start = by_id.get(entry_id) if entry_id else None
+    return [] if start is None else parent_chain(by_id, start)
+
+
+def parent_chain(by_id: Mapping[str, SessionEntry], start: SessionEntry) -> list[SessionEntry]:
+    """The entries from the root to `start`, following parents through `by_id`; a chain that
+    loops back on itself stops where an id would repeat."""
+    if by_id.get(start.id) is start:
+        path = _walk(by_id, start)
+        if path is not None:
+            return path
+    return _walk_checked(by_id, start)
+
+
+def _walk(by_id: Mapping[str, SessionEntry], start: SessionEntry) -> list[SessionEntry] | None:
+    """`parent_chain` without remembering ids: every step lands on an entry of `by_id`, so a
+    walk longer than `by_id` holds has looped (None: the caller walks again, checking)."""
+    path = [start]
+    append = path.append
+    get = by_id.get
+    current = start
+    for _ in range(len(by_id)):
+        parent = current.parent_id
+        found = get(parent) if parent else None
+        if found is None:
+            path.reverse()
+            return path
+        append(found)
+        current = found
+    return None
+
+
+def _walk_checked(by_id: Mapping[str, SessionEntry], start: SessionEntry) -> list[SessionEntry]:
     path: list[SessionEntry] = []
     seen: set[str] = set()
-    current = by_id.get(entry_id) if entry_id else None
+    current: SessionEntry | None = start
     while current is not None and current.id not in seen:
         path.append(current)
         seen.add(current.id)
