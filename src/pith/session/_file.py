@@ -41,7 +41,13 @@ from pith.session._entries import (
     SessionHeader,
     new_entry_id,
 )
-from pith.session._lines import copy_range, end_of_last_line, last_non_blank_byte, line_blocks
+from pith.session._lines import (
+    copy_range,
+    count_newlines,
+    end_of_last_line,
+    last_non_blank_byte,
+    line_blocks,
+)
 
 __all__ = [
     "LoadedSession",
@@ -141,15 +147,17 @@ def _read_lines(
     from the complete lines before `end`; stops at once when the first is not a header."""
     first: SessionHeader | SessionEntry | None = None
     entries: list[SessionEntry] = []
-    number = 1
+    offset = 0
+    counted, number = 0, 1  # line `number` starts at byte `counted`: counted only when needed
     for block in line_blocks(handle, 0, end):
         decoded = decode_lines(block)
         if decoded is None:
+            number += count_newlines(handle, counted, offset)
             lines = block.split(b"\n")[:-1]
             decoded = _parse_lines(path, lines, warnings, number)
             number += len(lines)
-        else:
-            number += block.count(b"\n")
+            counted = offset + len(block)
+        offset += len(block)
         for item in decoded:
             if first is None:
                 first = item
@@ -179,12 +187,21 @@ def _decode_tail(
 
 @contextlib.contextmanager
 def _no_gc() -> Iterator[None]:
-    """Pause the cycle collector: decoding allocates many objects and no cycles."""
+    """Pause the cycle collector: decoding allocates many objects and no cycles.
+
+    Afterwards the objects go straight to the oldest generation (`freeze` then `unfreeze`
+    moves them there without looking at them): left young, the collections that follow
+    would walk every one of them, again and again as they age, only to find them alive. A
+    garbage cycle made just before waits for the next full collection instead.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if not gc.get_freeze_count():  # someone's own frozen objects stay frozen
+            gc.freeze()
+            gc.unfreeze()
         if enabled:
             gc.enable()
 

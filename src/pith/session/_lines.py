@@ -7,12 +7,14 @@ handed out).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import BinaryIO
 
 __all__ = [
     "BLOCK_BYTES",
     "copy_range",
+    "count_newlines",
     "end_of_last_line",
     "last_non_blank_byte",
     "line_blocks",
@@ -34,6 +36,20 @@ def end_of_last_line(handle: BinaryIO, size: int) -> int:
             return start + index + 1
         position = start
     return 0
+
+
+def count_newlines(handle: BinaryIO, start: int, end: int) -> int:
+    """How many newlines the bytes from `start` to `end` hold, read a block at a time beside
+    the handle's own reading (its position does not move)."""
+    descriptor = handle.fileno()
+    count = 0
+    while start < end:
+        chunk = os.pread(descriptor, min(BLOCK_BYTES, end - start), start)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        start += len(chunk)
+    return count
 
 
 def line_blocks(handle: BinaryIO, start: int, end: int) -> Iterator[bytes]:
