@@ -83,9 +83,11 @@ scan(PyObject *module, PyObject *text)
         PyErr_SetString(PyExc_TypeError, "scan() takes a str");
         return NULL;
     }
-    if (PyUnicode_READY(text) < 0) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) { /* a no-op from 3.12 on, and deprecated there */
         return NULL;
     }
+#endif
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     size_t newlines = 0, extra = 0;
     switch (PyUnicode_KIND(text)) {
