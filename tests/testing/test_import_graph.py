@@ -19,11 +19,13 @@ Graph = dict[str, set[str]]
 
 
 def _module_files(package_dir: Path, package: str) -> dict[str, Path]:
-    """Every module of the package (not of its subpackages), by dotted name."""
+    """Every Python source module of the package (not of its subpackages), by dotted name;
+    a compiled extension module has no imports to read."""
     files = {package: package_dir / "__init__.py"}
     for info in pkgutil.iter_modules([str(package_dir)]):
-        if not info.ispkg:
-            files[f"{package}.{info.name}"] = package_dir / f"{info.name}.py"
+        source = package_dir / f"{info.name}.py"
+        if not info.ispkg and source.is_file():
+            files[f"{package}.{info.name}"] = source
     return files
 
 
