@@ -80,6 +80,20 @@ def reference_head(text: str, max_lines: int, max_bytes: int) -> Any:
             break
         kept.append(line)
         used += size
+    return _cut(text, lines, max_lines, max_bytes, kept, used, by)
+
+
+def _cut(
+    text: str,
+    lines: list[str],
+    max_lines: int,
+    max_bytes: int,
+    kept: list[str],
+    used: int,
+    by: str,
+    **extra: Any,
+) -> Any:
+    """The result of a truncation that kept the lines `kept` (`used` bytes with newlines)."""
     if len(kept) >= max_lines and used <= max_bytes:
         by = "lines"
     content = "\n".join(kept)
@@ -93,6 +107,7 @@ def reference_head(text: str, max_lines: int, max_bytes: int) -> Any:
         truncatedBy=by,
         outputLines=len(kept),
         outputBytes=_size(content),
+        **extra,
     )
 
 
@@ -126,21 +141,7 @@ def reference_tail(text: str, max_lines: int, max_bytes: int) -> Any:
             break
         kept.insert(0, line)
         used += size
-    if len(kept) >= max_lines and used <= max_bytes:
-        by = "lines"
-    content = "\n".join(kept)
-    return _result(
-        text,
-        lines,
-        max_lines,
-        max_bytes,
-        content=content,
-        truncated=True,
-        truncatedBy=by,
-        outputLines=len(kept),
-        outputBytes=_size(content),
-        lastLinePartial=partial,
-    )
+    return _cut(text, lines, max_lines, max_bytes, kept, used, by, lastLinePartial=partial)
 
 
 PIECES = ["a", "word ", "é", "日本", "😀", "\n", "\n", "\r\n", "", "\t", "\ud800", "ÿ"]
