@@ -88,7 +88,7 @@ def test_patterns_with_thinking_suffix_names_and_unknown_ids() -> None:
     registry = ModelRegistry.load(None)
     choice = registry.find("openai/o3:high")
     assert (choice.model.key, choice.thinking) == ("openai/o3", "high")
-    assert registry.find("Claude Sonnet 4.5").model.id == "claude-sonnet-4-5"
+    assert registry.find("Claude Sonnet 4.5").model.name == "Claude Sonnet 4.5"
     # A colon that is not a thinking level belongs to the id (Ollama tags).
     assert registry.find("ollama/qwen3:8b").model.id == "qwen3:8b"
     # An id the catalog lacks, on a provider pith knows, gets default limits.

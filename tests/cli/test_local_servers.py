@@ -132,4 +132,8 @@ def test_list_models_shows_the_models_a_local_server_has(tmp_path: Path) -> None
     with FakeServer({"model": "qwen3:8b"}) as server:
         result = run_pith(tmp_path, f"ollama={server.port}", "--list-models")
     assert result.returncode == 0, result.stderr
-    assert any(line.split()[:2] == ["*", "ollama/qwen3:8b"] for line in result.stdout.splitlines())
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert any(row[:3] == ["*", "ollama", "qwen3:8b"] for row in rows), result.stdout
+    assert any(
+        row[:3] == ["*", "ollama", "qwen3:8b"] and row[-2:] == ["local", "server"] for row in rows
+    )

@@ -80,10 +80,11 @@ def test_an_unset_key_variable_of_a_hosted_provider_stops_before_any_request(
 
 
 def list_marks(output: str) -> dict[str, str]:
+    """`provider/id` -> the mark in the first column of `--list-models`' table."""
     marks = {}
-    for line in output.splitlines():
-        if line[2:].strip():
-            marks[line[2:].split()[0]] = line[0]
+    for line in output.splitlines()[1:]:
+        provider, model = line[1:].split()[:2]
+        marks[f"{provider}/{model}"] = line[0]
     return marks
 
 

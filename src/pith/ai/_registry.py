@@ -18,13 +18,9 @@ from typing import Literal
 import msgspec
 
 from pith.ai._auth_file import AuthFile, StoredKey
-from pith.ai._models import (
-    BUILTIN_PROVIDERS,
-    THINKING_LEVELS,
-    Model,
-    ThinkingLevel,
-    builtin_models,
-)
+from pith.ai._builtin_providers import BUILTIN_PROVIDERS, default_api_for
+from pith.ai._catalog import builtin_models
+from pith.ai._models import THINKING_LEVELS, Model, ThinkingLevel
 from pith.ai._wire import UNSET, WireError, convert
 from pith.errors import ConfigError, InputError
 from pith.json_input import JsonInputError, parse_json
@@ -90,6 +86,9 @@ class ModelChoice:
     model: Model
     thinking: ThinkingLevel | None
     """A level given as `provider/id:level`, else None."""
+    assumed: bool = False
+    """True when the id is not in the catalog nor in models.json: `model` has default limits
+    (see `assumed_defaults_note`)."""
 
 
 def resolve_value(spec: str, environ: Mapping[str, str], where: str = "models.json") -> str | None:
@@ -130,6 +129,7 @@ class ModelRegistry:
         self.models = models
         self.providers = providers
         self.warnings = warnings or []
+        self._origins: dict[str, str] = {}
 
     @classmethod
     def load(cls, agent_dir: Path | None, *, stored_keys: bool = True) -> ModelRegistry:
@@ -192,7 +192,7 @@ class ModelRegistry:
             return ModelChoice(partial[0], thinking)
         if provider is not None and provider in self.providers and pattern:
             # A model the catalog does not list yet, on a provider pith knows: use defaults.
-            return ModelChoice(self.model_of(provider, pattern), thinking)
+            return ModelChoice(self.model_of(provider, pattern), thinking, assumed=True)
         if provider is not None and provider not in self.providers:
             known = ", ".join(sorted(self.providers))
             raise InputError(f"unknown provider {provider!r}; known providers: {known}")
@@ -204,10 +204,14 @@ class ModelRegistry:
         """A model the catalog does not list, on a provider pith knows: the provider's address,
         protocol and `compat` defaults, default limits."""
         config = self.providers[provider]
+        builtin = BUILTIN_PROVIDERS.get(provider)
+        same_api = builtin is not None and builtin.api == config.api
         return Model(
             id=model_id,
             provider=provider,
-            api=config.api,
+            # The catalog's rule for a built-in provider (OpenAI's reasoning families speak
+            # Responses); the api models.json set for the provider otherwise.
+            api=default_api_for(provider, model_id) if same_api else config.api,
             base_url=config.base_url,
             compat=dict(config.compat) if config.compat else UNSET,
         )
@@ -217,7 +221,13 @@ class ModelRegistry:
         self.providers[provider].base_url = base_url
         added = [self.model_of(provider, model_id) for model_id in model_ids]
         self.models.extend(added)
+        self._origins.update((model.key, "local server") for model in added)
         return added
+
+    def origin(self, model: Model) -> str:
+        """Where `model` comes from: `catalog`, `models.json` (added or changed there), or
+        `local server` (found running on this machine)."""
+        return self._origins.get(model.key, "catalog")
 
     def available(self) -> list[Model]:
         """Models whose provider has credentials (or needs none)."""
@@ -420,6 +430,7 @@ class ModelRegistry:
             if not (existing.provider == model.provider and existing.id == model.id)
         ]
         self.models.append(model)
+        self._origins[model.key] = "models.json"
 
     def _override(self, provider_id: str, model_id: str, patch: object, where: str) -> None:
         if not isinstance(patch, dict):
@@ -438,6 +449,7 @@ class ModelRegistry:
                     self.models[index] = convert(merged, Model)
                 except WireError as error:
                     raise ConfigError(f"{where}: {_field_message(error)}") from None
+                self._origins[model.key] = "models.json"
                 return
 
 
