@@ -204,17 +204,23 @@ class ModelRegistry:
         """A model the catalog does not list, on a provider pith knows: the provider's address,
         protocol and `compat` defaults, default limits."""
         config = self.providers[provider]
-        builtin = BUILTIN_PROVIDERS.get(provider)
-        same_api = builtin is not None and builtin.api == config.api
         return Model(
             id=model_id,
             provider=provider,
-            # The catalog's rule for a built-in provider (OpenAI's reasoning families speak
-            # Responses); the api models.json set for the provider otherwise.
-            api=default_api_for(provider, model_id) if same_api else config.api,
+            api=self.default_api(provider, model_id),
             base_url=config.base_url,
             compat=dict(config.compat) if config.compat else UNSET,
         )
+
+    def default_api(self, provider: str, model_id: str) -> str:
+        """The api of a model that names none: the catalog's rule for a built-in provider
+        (OpenAI's reasoning families speak Responses), unless models.json gave the provider
+        another api; that api for any other provider."""
+        config = self.providers[provider]
+        builtin = BUILTIN_PROVIDERS.get(provider)
+        if builtin is not None and builtin.api == config.api:
+            return default_api_for(provider, model_id)
+        return config.api
 
     def add_local_models(self, provider: str, base_url: str, model_ids: list[str]) -> list[Model]:
         """Models found on a local server (`pith.ai` `find_local_models`), for this run."""
@@ -403,7 +409,10 @@ class ModelRegistry:
         if ignored:
             self.warnings.append(f"{where}: field(s) not used by pith: {', '.join(ignored)}")
         values = {key: value for key, value in entry.items() if key in _USED_MODEL_FIELDS}
-        values.setdefault("api", config.api)
+        model_id = values.get("id")
+        if "api" not in values:
+            named = isinstance(model_id, str) and bool(model_id)
+            values["api"] = self.default_api(config.id, str(model_id)) if named else config.api
         values.setdefault("baseUrl", config.base_url)
         compat = provider_raw.get("compat")
         own_compat = values.get("compat")
@@ -423,7 +432,7 @@ class ModelRegistry:
         try:
             model = convert(values, Model)
         except WireError as error:
-            raise ConfigError(f"{where}: {_field_message(error)}") from None
+            raise ConfigError(_field_message(where, error)) from None
         self.models = [
             existing
             for existing in self.models
@@ -448,7 +457,7 @@ class ModelRegistry:
                 try:
                     self.models[index] = convert(merged, Model)
                 except WireError as error:
-                    raise ConfigError(f"{where}: {_field_message(error)}") from None
+                    raise ConfigError(_field_message(where, error)) from None
                 self._origins[model.key] = "models.json"
                 return
 
@@ -484,5 +493,8 @@ def _models_all_have_api(models: object) -> bool:
     )
 
 
-def _field_message(error: WireError) -> str:
-    return str(error).replace(" - at `$.", " at `")
+def _field_message(where: str, error: WireError) -> str:
+    """`where.field: expected ...; fix that field`, from the decoder's `Expected `int`, got
+    `str` - at `$.contextWindow``: the field joins the path the message starts with."""
+    message, _, path = str(error).partition(" - at `$")
+    return f"{where}{path.rstrip('`')}: {message[:1].lower()}{message[1:]}; fix that field"

@@ -124,7 +124,9 @@ async def _main(argv: list[str]) -> int:
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
     if options.list_models is not None:
-        return await list_models(registry, options.list_models)
+        # `pith --list-models claude sonnet`: the words after the first are part of the search.
+        search = " ".join([options.list_models, *options.messages])
+        return await list_models(registry, search)
     files = [arg[1:] for arg in options.messages if arg.startswith("@") and len(arg) > 1]
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
     interactive = _is_interactive(options.print, options.mode)

@@ -49,15 +49,19 @@ async def list_models(registry: ModelRegistry, search: str = "") -> int:
     """`pith --list-models [search]`: a table of the models `search` names (all without one;
     see `matching_models`), marked `*` usable, `?` usable but its key variable is unset (sent
     without a key), blank when a key it needs is missing; one warning per provider whose
-    apiKey does not resolve. With nothing configured, a local server's models are listed."""
+    apiKey does not resolve. With nothing configured, a local server's models are listed. Exit
+    status 1 when `search` names no model (scripts can test for a model that way)."""
     from pith.cli._model_table import matching_models, model_table
     from pith.sdk import add_local_models
 
     await add_local_models(registry, None, os.environ)
     models = matching_models(sorted(registry.models, key=lambda m: m.key), search)
     if not models:
-        print(f"pith: no model matches {search!r}", file=sys.stderr)
-        return 0
+        print(
+            f"pith: no model matches {search!r}; `pith --list-models` lists them all",
+            file=sys.stderr,
+        )
+        return 1
     usable = {model.key for model in registry.available()}
     unresolved: dict[str, str] = {}
     for model in models:
