@@ -8,13 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pith.ai import builtin_models
-from pith.testing import FakeServer, subprocess_env
+from pith.testing import FakeServer
+from tests.cli import pith_process
 
 HELLO = {"turns": [{"text": "hello"}]}
 SONNET = "anthropic/claude-sonnet-4.5"
@@ -22,24 +22,12 @@ SONNET = "anthropic/claude-sonnet-4.5"
 
 
 def write_models(tmp_path: Path, providers: dict[str, object]) -> None:
-    agent = tmp_path / "agent"
-    agent.mkdir(exist_ok=True)
-    (agent / "models.json").write_text(json.dumps({"providers": providers}))
+    pith_process.write_models(tmp_path / "agent", providers)
 
 
 def run_pith(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
-    (tmp_path / "agent").mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "pith", "--no-session", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        # No local server is asked: the table is the catalog's and models.json's alone.
-        env=subprocess_env(tmp_path / "agent", PITH_LOCAL_SERVERS="", **env),
-    )
+    # No local server is asked: the table is the catalog's and models.json's alone.
+    return pith_process.run_pith(tmp_path, *args, PITH_LOCAL_SERVERS="", **env)
 
 
 def table(stdout: str) -> tuple[list[str], dict[str, list[str]]]:
@@ -63,18 +51,8 @@ def test_list_models_prints_the_whole_catalog_as_a_table(tmp_path: Path) -> None
     result = run_pith(tmp_path, "--list-models")
     assert result.returncode == 0, result.stderr
     header, rows = table(result.stdout)
-    assert header == [
-        "provider",
-        "model",
-        "api",
-        "context",
-        "max-out",
-        "thinking",
-        "images",
-        "$in/M",
-        "$out/M",
-        "from",
-    ]
+    columns = "provider model api context max-out thinking images $in/M $out/M from"
+    assert " ".join(header) == columns
     assert set(rows) == {model.key for model in builtin_models()}
     assert rows["anthropic/claude-sonnet-4-5"] == [
         "anthropic-messages",
