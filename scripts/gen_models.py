@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     options.output.write_text(text)
-    count = text.count("\n") - 1
+    count = len(json.loads(text)["models"])
     print(f"gen_models: wrote {count} models to {options.output}")
     return 0
 

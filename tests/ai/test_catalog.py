@@ -101,6 +101,7 @@ def test_the_generator_rewrites_the_shipped_file_byte_for_byte(tmp_path: Path) -
         result = run_generator("--output", str(output))
         assert result.returncode == 0, result.stderr
         assert output.read_bytes() == shipped
+        assert result.stdout == f"gen_models: wrote {len(builtin_models())} models to {output}\n"
     check = run_generator("--check")
     assert check.returncode == 0, check.stdout + check.stderr
 
