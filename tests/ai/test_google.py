@@ -37,6 +37,7 @@ from pith.ai import (
     is_context_overflow,
     is_retryable_error,
 )
+from pith.ai._builtin_providers import BUILTIN_PROVIDERS
 from pith.ai._google import GoogleProvider, _ChunkState
 from pith.ai._google_convert import (
     build_request,
@@ -45,7 +46,6 @@ from pith.ai._google_convert import (
     thinking_config,
 )
 from pith.ai._google_schema import gemini_schema
-from pith.ai._models import BUILTIN_PROVIDERS
 from pith.ai._providers import provider_for
 from pith.testing import FakeServer
 

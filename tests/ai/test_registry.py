@@ -88,7 +88,7 @@ def test_patterns_with_thinking_suffix_names_and_unknown_ids() -> None:
     registry = ModelRegistry.load(None)
     choice = registry.find("openai/o3:high")
     assert (choice.model.key, choice.thinking) == ("openai/o3", "high")
-    assert registry.find("Claude Sonnet 4.5").model.id == "claude-sonnet-4-5"
+    assert registry.find("Claude Sonnet 4.5").model.name == "Claude Sonnet 4.5"
     # A colon that is not a thinking level belongs to the id (Ollama tags).
     assert registry.find("ollama/qwen3:8b").model.id == "qwen3:8b"
     # An id the catalog lacks, on a provider pith knows, gets default limits.
@@ -119,7 +119,7 @@ def test_unknown_models_and_providers_are_input_errors_with_hints() -> None:
         (
             '{"providers": {"x": {"baseUrl": "u", "api": "openai-completions", '
             '"models": [{"id": "m", "contextWindow": "big"}]}}}',
-            r"providers\.x\.models\[0\]: Expected `int`, got `str`",
+            r"providers\.x\.models\[0\]\.contextWindow: expected `int`, got `str`; fix that field",
         ),
         (
             '{"providers": {"x": {"baseUrl": "u", "api": "openai-completions", "models": [{}]}}}',
@@ -150,3 +150,25 @@ def test_pi_fields_pith_does_not_use_are_accepted_with_a_warning(tmp_path: Path)
     )
     assert registry.find("x/m").model.id == "m"
     assert any("thinkingLevelMap" in warning for warning in registry.warnings)
+
+
+def test_a_models_json_model_without_an_api_follows_the_catalog_s_rule(tmp_path: Path) -> None:
+    entries = [{"id": "gpt-6-codex"}, {"id": "gpt-4.2"}, {"id": "o5", "api": "openai-completions"}]
+    registry = registry_with(
+        tmp_path,
+        {
+            "providers": {
+                "openai": {"models": entries},
+                "proxy": {"baseUrl": "http://p/v1", "api": "openai-completions"},
+                "groq": {"models": [{"id": "gpt-5-oss"}]},
+            }
+        },
+    )
+    apis = {model.key: model.api for model in registry.models}
+    # The same api `--model openai/<id>` gives an id nobody listed.
+    assert apis["openai/gpt-6-codex"] == "openai-responses"
+    assert registry.find("openai/gpt-5.9-unlisted").model.api == "openai-responses"
+    assert apis["openai/gpt-4.2"] == "openai-completions"
+    assert apis["openai/o5"] == "openai-completions"  # an api of its own wins
+    assert apis["groq/gpt-5-oss"] == "openai-completions"  # only OpenAI's own models
+    assert registry.find("proxy/gpt-5").model.api == "openai-completions"

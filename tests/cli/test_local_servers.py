@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 from pith.ai import ModelRegistry, chat_model_ids
-from pith.testing import FakeServer, configure_agent_dir, subprocess_env
+from pith.testing import FakeServer, configure_agent_dir
+from tests.cli import pith_process
 
 
 def closed_port() -> int:
@@ -23,17 +23,8 @@ def closed_port() -> int:
 
 
 def run_pith(tmp_path: Path, servers: str, *args: str) -> subprocess.CompletedProcess[str]:
-    work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
-    (tmp_path / "agent").mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "pith", "--no-session", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=subprocess_env(tmp_path / "agent", PITH_LOCAL_SERVERS=servers),
-    )
+    """pith asking the local servers `servers` (`PITH_LOCAL_SERVERS`) when it has no model."""
+    return pith_process.run_pith(tmp_path, *args, PITH_LOCAL_SERVERS=servers)
 
 
 def test_a_local_ollama_is_used_when_no_model_is_configured(tmp_path: Path) -> None:
@@ -132,4 +123,8 @@ def test_list_models_shows_the_models_a_local_server_has(tmp_path: Path) -> None
     with FakeServer({"model": "qwen3:8b"}) as server:
         result = run_pith(tmp_path, f"ollama={server.port}", "--list-models")
     assert result.returncode == 0, result.stderr
-    assert any(line.split()[:2] == ["*", "ollama/qwen3:8b"] for line in result.stdout.splitlines())
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert any(row[:3] == ["*", "ollama", "qwen3:8b"] for row in rows), result.stdout
+    assert any(
+        row[:3] == ["*", "ollama", "qwen3:8b"] and row[-2:] == ["local", "server"] for row in rows
+    )

@@ -3,30 +3,10 @@ nothing were wrong. Real pith processes; the fake model server where a request i
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from pith.testing import FakeServer, subprocess_env
-
-
-def write_models(agent: Path, providers: dict[str, object]) -> None:
-    agent.mkdir(parents=True, exist_ok=True)
-    (agent / "models.json").write_text(json.dumps({"providers": providers}))
-
-
-def run_pith(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "pith", "--no-session", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=subprocess_env(tmp_path / "agent", **env),
-    )
+from pith.testing import FakeServer
+from tests.cli.pith_process import run_pith, write_models
 
 
 def vllm(base_url: str) -> dict[str, object]:
@@ -80,10 +60,11 @@ def test_an_unset_key_variable_of_a_hosted_provider_stops_before_any_request(
 
 
 def list_marks(output: str) -> dict[str, str]:
+    """`provider/id` -> the mark in the first column of `--list-models`' table."""
     marks = {}
-    for line in output.splitlines():
-        if line[2:].strip():
-            marks[line[2:].split()[0]] = line[0]
+    for line in output.splitlines()[1:]:
+        provider, model = line[1:].split()[:2]
+        marks[f"{provider}/{model}"] = line[0]
     return marks
 
 

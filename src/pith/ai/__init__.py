@@ -3,6 +3,8 @@
 from pith.ai._abortable import Aborted, until_aborted
 from pith.ai._auth_file import AUTH_FILE, AuthEntries, AuthFile, AuthFileError, StoredKey
 from pith.ai._builder import MessageBuilder
+from pith.ai._builtin_providers import BUILTIN_PROVIDERS, ProviderInfo, default_api_for
+from pith.ai._catalog import builtin_models, catalog_source
 from pith.ai._context_budget import (
     clamp_max_tokens,
     clamp_max_tokens_to_context,
@@ -43,15 +45,11 @@ from pith.ai._messages import (
     now_ms,
 )
 from pith.ai._models import (
-    BUILTIN_PROVIDERS,
     THINKING_LEVELS,
     Model,
     ModelCost,
-    ProviderInfo,
     ThinkingLevel,
     as_thinking_level,
-    builtin_models,
-    default_api_for,
 )
 from pith.ai._overflow import OVERFLOW_PATTERNS, is_context_overflow, is_recoverable_length
 from pith.ai._providers import provider_for
@@ -164,6 +162,7 @@ __all__ = [
     "apply_payload_hook",
     "as_thinking_level",
     "builtin_models",
+    "catalog_source",
     "chat_model_ids",
     "clamp_max_tokens",
     "clamp_max_tokens_to_context",

@@ -18,13 +18,9 @@ from typing import Literal
 import msgspec
 
 from pith.ai._auth_file import AuthFile, StoredKey
-from pith.ai._models import (
-    BUILTIN_PROVIDERS,
-    THINKING_LEVELS,
-    Model,
-    ThinkingLevel,
-    builtin_models,
-)
+from pith.ai._builtin_providers import BUILTIN_PROVIDERS, default_api_for
+from pith.ai._catalog import builtin_models
+from pith.ai._models import THINKING_LEVELS, Model, ThinkingLevel
 from pith.ai._wire import UNSET, WireError, convert
 from pith.errors import ConfigError, InputError
 from pith.json_input import JsonInputError, parse_json
@@ -90,6 +86,9 @@ class ModelChoice:
     model: Model
     thinking: ThinkingLevel | None
     """A level given as `provider/id:level`, else None."""
+    assumed: bool = False
+    """True when the id is not in the catalog nor in models.json: `model` has default limits
+    (see `assumed_defaults_note`)."""
 
 
 def resolve_value(spec: str, environ: Mapping[str, str], where: str = "models.json") -> str | None:
@@ -130,6 +129,7 @@ class ModelRegistry:
         self.models = models
         self.providers = providers
         self.warnings = warnings or []
+        self._origins: dict[str, str] = {}
 
     @classmethod
     def load(cls, agent_dir: Path | None, *, stored_keys: bool = True) -> ModelRegistry:
@@ -192,7 +192,7 @@ class ModelRegistry:
             return ModelChoice(partial[0], thinking)
         if provider is not None and provider in self.providers and pattern:
             # A model the catalog does not list yet, on a provider pith knows: use defaults.
-            return ModelChoice(self.model_of(provider, pattern), thinking)
+            return ModelChoice(self.model_of(provider, pattern), thinking, assumed=True)
         if provider is not None and provider not in self.providers:
             known = ", ".join(sorted(self.providers))
             raise InputError(f"unknown provider {provider!r}; known providers: {known}")
@@ -207,17 +207,33 @@ class ModelRegistry:
         return Model(
             id=model_id,
             provider=provider,
-            api=config.api,
+            api=self.default_api(provider, model_id),
             base_url=config.base_url,
             compat=dict(config.compat) if config.compat else UNSET,
         )
+
+    def default_api(self, provider: str, model_id: str) -> str:
+        """The api of a model that names none: the catalog's rule for a built-in provider
+        (OpenAI's reasoning families speak Responses), unless models.json gave the provider
+        another api; that api for any other provider."""
+        config = self.providers[provider]
+        builtin = BUILTIN_PROVIDERS.get(provider)
+        if builtin is not None and builtin.api == config.api:
+            return default_api_for(provider, model_id)
+        return config.api
 
     def add_local_models(self, provider: str, base_url: str, model_ids: list[str]) -> list[Model]:
         """Models found on a local server (`pith.ai` `find_local_models`), for this run."""
         self.providers[provider].base_url = base_url
         added = [self.model_of(provider, model_id) for model_id in model_ids]
         self.models.extend(added)
+        self._origins.update((model.key, "local server") for model in added)
         return added
+
+    def origin(self, model: Model) -> str:
+        """Where `model` comes from: `catalog`, `models.json` (added or changed there), or
+        `local server` (found running on this machine)."""
+        return self._origins.get(model.key, "catalog")
 
     def available(self) -> list[Model]:
         """Models whose provider has credentials (or needs none)."""
@@ -393,7 +409,10 @@ class ModelRegistry:
         if ignored:
             self.warnings.append(f"{where}: field(s) not used by pith: {', '.join(ignored)}")
         values = {key: value for key, value in entry.items() if key in _USED_MODEL_FIELDS}
-        values.setdefault("api", config.api)
+        model_id = values.get("id")
+        if "api" not in values:
+            named = isinstance(model_id, str) and bool(model_id)
+            values["api"] = self.default_api(config.id, str(model_id)) if named else config.api
         values.setdefault("baseUrl", config.base_url)
         compat = provider_raw.get("compat")
         own_compat = values.get("compat")
@@ -413,13 +432,14 @@ class ModelRegistry:
         try:
             model = convert(values, Model)
         except WireError as error:
-            raise ConfigError(f"{where}: {_field_message(error)}") from None
+            raise ConfigError(_field_message(where, error)) from None
         self.models = [
             existing
             for existing in self.models
             if not (existing.provider == model.provider and existing.id == model.id)
         ]
         self.models.append(model)
+        self._origins[model.key] = "models.json"
 
     def _override(self, provider_id: str, model_id: str, patch: object, where: str) -> None:
         if not isinstance(patch, dict):
@@ -437,7 +457,8 @@ class ModelRegistry:
                 try:
                     self.models[index] = convert(merged, Model)
                 except WireError as error:
-                    raise ConfigError(f"{where}: {_field_message(error)}") from None
+                    raise ConfigError(_field_message(where, error)) from None
+                self._origins[model.key] = "models.json"
                 return
 
 
@@ -472,5 +493,8 @@ def _models_all_have_api(models: object) -> bool:
     )
 
 
-def _field_message(error: WireError) -> str:
-    return str(error).replace(" - at `$.", " at `")
+def _field_message(where: str, error: WireError) -> str:
+    """`where.field: expected ...; fix that field`, from the decoder's `Expected `int`, got
+    `str` - at `$.contextWindow``: the field joins the path the message starts with."""
+    message, _, path = str(error).partition(" - at `$")
+    return f"{where}{path.rstrip('`')}: {message[:1].lower()}{message[1:]}; fix that field"

@@ -100,7 +100,13 @@ def parser() -> argparse.ArgumentParser:
     add_resource_options(p)
     add_trust_options(p)
     add_extension_options(p)
-    p.add_argument("--list-models", action="store_true", help="list models and exit")
+    p.add_argument(
+        "--list-models",
+        nargs="?",
+        const="",
+        metavar="SEARCH",
+        help="list models (those SEARCH names: provider, id or name) and exit",
+    )
     p.add_argument("--cwd", help=argparse.SUPPRESS)
     return p
 
@@ -117,8 +123,10 @@ async def _main(argv: list[str]) -> int:
     registry = ModelRegistry.load(home)
     for warning in registry.warnings:
         print(f"pith: warning: {warning}", file=sys.stderr)
-    if options.list_models:
-        return await list_models(registry)
+    if options.list_models is not None:
+        # `pith --list-models claude sonnet`: the words after the first are part of the search.
+        search = " ".join([options.list_models, *options.messages])
+        return await list_models(registry, search)
     files = [arg[1:] for arg in options.messages if arg.startswith("@") and len(arg) > 1]
     messages = [arg for arg in options.messages if not (arg.startswith("@") and len(arg) > 1)]
     interactive = _is_interactive(options.print, options.mode)

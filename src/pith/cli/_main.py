@@ -49,7 +49,7 @@ options (see `pith --options` for all):
   -a, --approve         trust this project for this run (see `pith trust`)
   --yes                 answer every permission question with allow (denies stay)
   -e, --extension PATH  load an extension (its own flags: `pith -e PATH --help`)
-  --list-models         list known models
+  --list-models [TEXT]  list known models, or those TEXT names (provider, id, name)
   --options             every option, the extensions' included
   --version             print the version and exit
   --verbose             show Python tracebacks for internal errors

@@ -45,29 +45,42 @@ async def choose_model(
     )
 
 
-async def list_models(registry: ModelRegistry) -> int:
-    """`pith --list-models`: `*` usable, `?` usable but its key variable is unset (sent
+async def list_models(registry: ModelRegistry, search: str = "") -> int:
+    """`pith --list-models [search]`: a table of the models `search` names (all without one;
+    see `matching_models`), marked `*` usable, `?` usable but its key variable is unset (sent
     without a key), blank when a key it needs is missing; one warning per provider whose
-    apiKey does not resolve. With nothing configured, a local server's models are listed."""
+    apiKey does not resolve. With nothing configured, a local server's models are listed. Exit
+    status 1 when `search` names no model (scripts can test for a model that way)."""
+    from pith.cli._model_table import matching_models, model_table
     from pith.sdk import add_local_models
 
     await add_local_models(registry, None, os.environ)
+    models = matching_models(sorted(registry.models, key=lambda m: m.key), search)
+    if not models:
+        print(
+            f"pith: no model matches {search!r}; `pith --list-models` lists them all",
+            file=sys.stderr,
+        )
+        return 1
     usable = {model.key for model in registry.available()}
     unresolved: dict[str, str] = {}
-    for model in registry.models:
+    for model in models:
         if model.provider not in unresolved and registry.api_key(model) is None:
             reason = registry.unresolved_key(model)
             if reason is not None:
                 unresolved[model.provider] = reason
     for reason in unresolved.values():
         print(f"pith: warning: {reason}", file=sys.stderr)
-    for model in sorted(registry.models, key=lambda m: m.key):
+    rows = []
+    for model in models:
         mark = " "
         if model.key in usable:
             mark = "?" if model.provider in unresolved else "*"
-        print(f"{mark} {model.key:<45} ctx {model.context_window:>9,}  out {model.max_tokens:>7,}")
+        rows.append((mark, model, registry.origin(model)))
+    for line in model_table(rows):
+        print(line)
     legend = "\n* = credentials found (or none needed)"
     if unresolved:
         legend += "; ? = its apiKey variable is unset, requests go without a key"
-    print(legend, file=sys.stderr)
+    print(f"{legend}; prices in US dollars per million tokens", file=sys.stderr)
     return 0

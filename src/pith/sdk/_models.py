@@ -20,6 +20,7 @@ __all__ = [
     "PYTHON",
     "Wording",
     "add_local_models",
+    "assumed_defaults_note",
     "choose_model",
     "no_model_hint",
     "pick_model",
@@ -113,6 +114,8 @@ async def choose_model(
             raise InputError(_no_model_help(agent_dir, asked, wording))
         choice = found
     chosen = choice.model
+    if choice.assumed:
+        warn(assumed_defaults_note(chosen))
     if registry.api_key(chosen, api_key) is None:
         unresolved = registry.unresolved_key(chosen)
         if registry.needs_key(chosen):
@@ -157,6 +160,19 @@ async def add_local_models(
                 "context window in models.json (docs/providers.md)"
             )
     return servers
+
+
+def assumed_defaults_note(model: Model) -> str:
+    """One line for a model the catalog does not list: the defaults it runs with, and where
+    to set the real values."""
+    images = "text and images" if model.supports_images() else "text only"
+    thinking = "reasons" if model.reasoning else "no reasoning"
+    return (
+        f"{model.key} is not in pith's model list; assuming a {model.context_window:,}-token "
+        f"context window, {model.max_tokens:,} output tokens, {images}, {thinking}, no prices "
+        f"(set contextWindow, maxTokens, input, reasoning, cost under "
+        f"providers.{model.provider}.models in models.json, docs/providers.md)"
+    )
 
 
 def no_model_hint(agent_dir: Path) -> str:
