@@ -143,7 +143,9 @@ def main() -> None:
     with_pi = oracle_available()
     prompt = ["-p", "--model", "fake/fake-model", "hi"]
     pi_prompt = ["-p", "--provider", "fake", "--model", "fake-model", "--no-session", "hi"]
-    total = (runs + 1) * 2 + 2
+    # The print row asks once per run and warm-up on each side, first_request once per run;
+    # spare turns cover a retry (the server does not mind turns left over).
+    total = (runs + 1) * 2 + runs + 4
     script = {"turns": [{"text": "ok"} for _ in range(total)]}
     figures: dict[str, object] = {}
     rows: list[tuple[str, float, float | None]] = []
