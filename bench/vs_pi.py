@@ -48,12 +48,14 @@ BENCHES: dict[str, tuple[str, ...]] = {
 arguments that ask it for the rows of this table only."""
 
 NOTES: dict[str, tuple[str, ...]] = {
+    "startup": ("python_ms", "first_request_pith_ms"),
     "truncate": ("path",),
     "session_open": ("size_mb", "pi_messages"),
     "compaction": ("decision_mismatch",),
 }
-"""Figures of a summary worth showing under the table when present: how pith ran (the
-compiled or the pure-Python truncation path), the input's size, a disagreement with Pi."""
+"""Figures of a summary worth showing under the table when present: the baseline (`python -c
+pass`) and when pith's first request leaves, how pith ran (the compiled or the pure-Python
+truncation path), the input's size, a disagreement with Pi."""
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,7 @@ def test_the_table_has_every_row_with_its_ratio_target_and_verdict(
     assert row(lines, "truncate_head, 10 MB log text") == ["0.250", "1.00", "0.25", "<=0.5", "yes"]
     assert row(lines, "truncate_tail, 10 MB mixed lines") == ["3.00", "-", "-", "<=0.5", "-"]
     assert row(lines, "truncate_head, 10 MB mixed lines") == ["-", "-", "-", "<=0.5", "-"]
-    assert "truncate.path=python" in lines
+    assert "startup.python_ms=9.5  truncate.path=python" in lines
     assert (
         "truncate tail_mixed_10mb: no tail_mixed_10mb_pi_ms in truncate's summary "
         "(oracle-not-installed)" in lines
@@ -150,7 +150,7 @@ def test_json_gives_the_same_figures(benches: Path, oracle: Path) -> None:
     payload = json.loads(done.stdout)
     assert payload["quick"] is False
     assert payload["failed"] == {}
-    assert payload["notes"] == {"truncate.path": "python"}
+    assert payload["notes"] == {"startup.python_ms": "9.5", "truncate.path": "python"}
     assert payload["machine"]["node"] == "v22.99.0"
     rows = {entry["row"]: entry for entry in payload["rows"]}
     assert list(rows) == [
