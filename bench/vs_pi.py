@@ -1,12 +1,14 @@
 """pith against Pi 1.6: every figure of the comparison in one table, from one run.
 
-    python bench/vs_pi.py [--quick] [--json] [--only BENCH[,BENCH...]] [--bench-dir DIR]
+    python bench/vs_pi.py [--quick] [--runs N] [--json] [--only BENCH[,BENCH...]]
 
 Runs each benchmark below as its own process, one after the other (`--quick` is passed on),
 reads the summary each prints as its last line (`NAME: key=value ...`, with `<row>_pith_ms`,
 `<row>_pi_ms` and `<row>_ratio` per row) and prints one table: the row, pith's and Pi's time
 (each the benchmark's best of several runs, pith and Pi measured in the same run), their
 ratio, the target ratio and whether it is met. `--json` prints the same as JSON instead.
+`--runs N` runs every benchmark N times, in turns (all of them once, then again), and shows
+the median of each column: on a shared machine one busy minute then moves a row less.
 
 Pi comes from the folder `PITH_PI_ORACLE` names (Pi 1.6 and its Node installed from npm, see
 tests/conformance/README.md); without it nothing runs. `--only` runs some of the benchmarks
@@ -23,6 +25,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -129,6 +132,8 @@ class Result:
     pi_ms: float | None
     ratio: float | None
     error: str | None = None
+    ratios: tuple[float, ...] = ()
+    """The ratio of each run that had one."""
 
     @property
     def met(self) -> bool | None:
@@ -150,6 +155,28 @@ def results_for(row: Row, figures: dict[str, str] | None, error: str | None) -> 
     elif pi is None:
         missing = f"no {row.key}_pi_ms in {row.bench}'s summary ({figures.get('pi', 'no Pi')})"
     return Result(row, label, pith, pi, ratio, missing)
+
+
+Outcome = tuple[dict[str, str] | None, str | None]
+"""A benchmark run's summary figures, or None and why not."""
+
+
+def combine(row: Row, outcomes: list[Outcome]) -> Result:
+    """The row over several runs: the median of each column (of the runs that had a ratio)."""
+    results = [results_for(row, figures, error) for figures, error in outcomes]
+    good = [result for result in results if result.ratio is not None]
+    if not good:
+        return results[0]
+    first = good[0]
+    pith = statistics.median(result.pith_ms for result in good if result.pith_ms is not None)
+    pi = statistics.median(result.pi_ms for result in good if result.pi_ms is not None)
+    ratios = tuple(result.ratio for result in good if result.ratio is not None)
+    error = None
+    if len(good) < len(results):
+        why = next(result.error for result in results if result.ratio is None)
+        error = f"{len(results) - len(good)} of {len(results)} runs without a ratio: {why}"
+    ratio = round(statistics.median(ratios), 3)
+    return Result(row, first.label, pith, pi, ratio, error, ratios)
 
 
 def run_bench(folder: Path, name: str, quick: bool) -> tuple[dict[str, str] | None, str | None]:
@@ -210,12 +237,21 @@ def fmt_ms(value: float | None) -> str:
     return f"{value:.1f}"
 
 
-def notes(runs: dict[str, tuple[dict[str, str] | None, str | None]]) -> dict[str, str]:
+def notes(runs: dict[str, list[Outcome]]) -> dict[str, str]:
+    """The NOTES figures found, a number as its median over the runs."""
     found = {}
-    for name, (figures, _) in runs.items():
+    for name, outcomes in runs.items():
         for key in NOTES.get(name, ()):
-            if figures and key in figures:
-                found[f"{name}.{key}"] = figures[key]
+            values = [figures[key] for figures, _ in outcomes if figures and key in figures]
+            if not values:
+                continue
+            numbers = [number({key: value}, key) for value in values]
+            if all(value is not None for value in numbers):
+                found[f"{name}.{key}"] = format(
+                    statistics.median(value for value in numbers if value is not None), "g"
+                )
+            else:
+                found[f"{name}.{key}"] = values[0]
     return found
 
 
@@ -230,7 +266,7 @@ def table(results: list[Result], heading: str, remarks: dict[str, str] | None = 
         met = {True: "yes", False: "no", None: "-"}[result.met]
         lines.append(
             f"{result.label:<{width}}  {fmt_ms(result.pith_ms):>9}  {fmt_ms(result.pi_ms):>9}  "
-            f"{ratio:>7}  {'<=' + format(result.row.target, 'g'):>6}  {met}"
+            f"{ratio:>7}  {f'<={result.row.target:.1f}':>6}  {met}"
         )
     if remarks:
         lines.append("  ".join(f"{key}={value}" for key, value in remarks.items()))
@@ -260,6 +296,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="pass --quick to every benchmark")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument("--runs", type=int, default=1, help="run every benchmark N times")
     parser.add_argument("--only", help="comma-separated benchmarks to run (default: all)")
     parser.add_argument("--bench-dir", type=Path, default=HERE, help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -274,19 +311,30 @@ def main() -> int:
                 file=sys.stderr,
             )
             return 2
+    if options.runs < 1:
+        print(f"vs_pi: --runs {options.runs}: give 1 or more", file=sys.stderr)
+        return 2
     problem = oracle_problem()
     if problem:
         print(problem, file=sys.stderr)
         return 2
     when = datetime.datetime.now(datetime.UTC)
-    runs = {name: run_bench(options.bench_dir, name, options.quick) for name in names}
-    results = [results_for(row, *runs[row.bench]) for row in ROWS if row.bench in runs]
-    failed = {name: error for name, (figures, error) in runs.items() if figures is None}
+    runs: dict[str, list[Outcome]] = {name: [] for name in names}
+    for _ in range(options.runs):
+        for name in names:
+            runs[name].append(run_bench(options.bench_dir, name, options.quick))
+    results = [combine(row, runs[row.bench]) for row in ROWS if row.bench in runs]
+    failed = {
+        name: next(error or "" for figures, error in outcomes if figures is None)
+        for name, outcomes in runs.items()
+        if any(figures is None for figures, _ in outcomes)
+    }
     about = machine()
     if options.json:
         payload = {
             "date": when.isoformat(timespec="seconds"),
             "quick": options.quick,
+            "runs": options.runs,
             "machine": about,
             "rows": [
                 {
@@ -299,6 +347,7 @@ def main() -> int:
                     "target": result.row.target,
                     "met": result.met,
                     "error": result.error,
+                    "ratios": list(result.ratios),
                 }
                 for result in results
             ],
@@ -308,6 +357,8 @@ def main() -> int:
         print(json.dumps(payload, indent=2))
     else:
         size = "--quick (smaller inputs, fewer runs)" if options.quick else "full size"
+        if options.runs > 1:
+            size += f", median of {options.runs} runs"
         heading = (
             f"pith against Pi 1.6, {when:%Y-%m-%d %H:%M} UTC, {size}; "
             f"{about['cpus']} x {about['cpu']}, load {about['load'][0]}, "

@@ -32,6 +32,16 @@ SESSION_OPEN = """
 print("generating a session")
 1 / 0
 """
+TUI_LATENCY = """
+import sys
+from pathlib import Path
+count = Path(__file__).with_name("tui_latency.count")
+run = int(count.read_text()) if count.exists() else 0
+count.write_text(str(run + 1))
+assert sys.argv[1:3] == ["--only", "start"], sys.argv
+pith, pi = [(300, 500), (100, 1000), (240, 600)][run]
+print(f"tui_latency: start_pith_ms={pith} start_pi_ms={pi} start_ratio={pith / pi}")
+"""
 COMPACTION = """
 print("compaction: entries=20000 cut_pith_ms=1.0 cut_pi_ms=2.0 cut_ratio=0.5")
 print("a stray line after the summary")
@@ -47,6 +57,7 @@ def benches(tmp_path: Path) -> Path:
         ("truncate", TRUNCATE),
         ("session_open", SESSION_OPEN),
         ("compaction", COMPACTION),
+        ("tui_latency", TUI_LATENCY),
     ):
         (folder / f"{name}.py").write_text(textwrap.dedent(code))
     return folder
@@ -170,6 +181,7 @@ def test_json_gives_the_same_figures(benches: Path, oracle: Path) -> None:
         "target": 0.7,
         "met": True,
         "error": None,
+        "ratios": [0.41],
     }
     assert rows["tail_log_10mb"]["met"] is False
     assert rows["head_log_10mb"]["ratio"] == 0.25
@@ -198,3 +210,16 @@ def test_an_unknown_benchmark_name_is_refused(benches: Path, oracle: Path) -> No
     assert done.returncode == 2
     assert done.stderr.strip().startswith("vs_pi: --only nope: no such benchmark (choose from ")
     assert not (benches / "startup.argv").exists()
+
+
+def test_several_runs_give_the_median_of_each_column(benches: Path, oracle: Path) -> None:
+    only = ("--only", "tui_latency", "--bench-dir", str(benches))
+    done = vs_pi("--runs", "3", "--json", *only, oracle=oracle)
+    assert done.returncode == 0, done.stderr
+    assert (benches / "tui_latency.count").read_text() == "3"
+    [start] = json.loads(done.stdout)["rows"]
+    assert start["ratios"] == [0.6, 0.1, 0.4]
+    assert (start["pith_ms"], start["pi_ms"], start["ratio"], start["met"]) == (240, 600, 0.4, True)
+    done = vs_pi("--runs", "0", *only, oracle=oracle)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "vs_pi: --runs 0: give 1 or more"
