@@ -2,7 +2,7 @@
 
     python bench/startup.py [--quick] [--icount] [--pith PATH]
 
-Rows, each the best of several fresh processes:
+Rows, each the best of several fresh processes, pith's and Pi's taken in turns:
 
 - **version**: `pith --version` and `pi --version`, start to exit.
 - **print**: `pith -p hi` and `pi -p hi` against pith's fake model server (one short answer),
@@ -112,6 +112,18 @@ def best(function: Callable[[], float], runs: int) -> float:
     return min(function() for _ in range(runs))
 
 
+def best_in_turns(commands: list[Command], scratch: Scratch, runs: int) -> list[float]:
+    """The best time of each command, run in turns (one run of each, `runs` times, after a
+    warm-up of each), so that a busy moment of a shared machine falls on both sides alike."""
+    for command in commands:
+        run_once(command, scratch)
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for index, command in enumerate(commands):
+            times[index].append(run_once(command, scratch))
+    return [min(each) for each in times]
+
+
 ICOUNT = re.compile(rb"Collected : (\d+)")
 
 
@@ -157,11 +169,11 @@ def main() -> None:
             ("version", ["--version"], ["--version"]),
             ("print", [*prompt, "--no-session"], pi_prompt),
         ):
-            mine = best(lambda a=pith_args: run_once([*pith, *a], scratch), runs)
-            theirs = None
+            sides = [[*pith, *pith_args]]
             if with_pi:
-                theirs = best(lambda a=pi_args: run_once([*pi_command(), *a], scratch), runs)
-            rows.append((row, mine, theirs))
+                sides.append([*pi_command(), *pi_args])
+            fastest = best_in_turns(sides, scratch, runs)
+            rows.append((row, fastest[0], fastest[1] if with_pi else None))
         served = len(server.timings())
         delays = []
         for _ in range(runs):
