@@ -1,6 +1,6 @@
 """Compaction policy on a big session: cut-point search, preparation, the between-turn check.
 
-    python bench/compaction.py [ENTRIES]
+    python bench/compaction.py [ENTRIES] [--quick]
 
 A 20 000-entry session (~50 MB) is written with pith's store from the generator of
 bench/session_open.py (user prompts, replies calling tools, tool results from a few hundred
@@ -18,6 +18,10 @@ model call (`buildSessionProjection` + `estimateProjectedContextTokens` + `shoul
 its cost grows with the history. pith's `ContextTokenTracker` estimates only what a turn
 appended (here a reply with two tool calls and their results); its cost per turn must be the
 same at 400 and at 20 000 entries. pith's full (non-incremental) check is shown for reference.
+
+`--quick`: 4 000 entries, fewer runs (a smoke test). The last line is the summary: per row
+(`cut`, `prepare`, `check`) `<row>_pith_ms`, `<row>_pi_ms` and `<row>_ratio` on the session
+without a compaction, `branched_<row>_...` on the other, then the between-turn figures.
 """
 
 from __future__ import annotations
@@ -49,8 +53,10 @@ from pith.session import SessionEntry, SessionStore
 from session_open import MODELS, SEED, generate, turn
 
 ENTRIES = 20_000
+QUICK_ENTRIES = 4_000
 SMALL = 400
 REPEAT = 5
+QUICK_REPEAT = 2
 TURNS = 200
 WINDOW = 200_000
 SETTINGS = ResolvedCompactionSettings()
@@ -179,12 +185,12 @@ def _turn_entries(store: SessionStore, number: int) -> list[SessionEntry]:
     return entries
 
 
-def per_turn_check(path: Path) -> float:
-    """Median seconds per between-turn check with the tracker, over TURNS turns."""
+def per_turn_check(path: Path, turns: int) -> float:
+    """Median seconds per between-turn check with the tracker, over `turns` turns."""
     with SessionStore.open(path) as store:
         tracker = ContextTokenTracker.start(store.projection(), store.get_branch())
         times = []
-        for number in range(TURNS):
+        for number in range(turns):
             entries = _turn_entries(store, number)
             started = time.perf_counter()
             for entry in entries:
@@ -196,7 +202,11 @@ def per_turn_check(path: Path) -> float:
 
 
 def main() -> None:
-    entries = int(sys.argv[1]) if len(sys.argv) > 1 else ENTRIES
+    arguments = [argument for argument in sys.argv[1:] if argument != "--quick"]
+    quick = len(arguments) < len(sys.argv) - 1
+    entries = int(arguments[0]) if arguments else QUICK_ENTRIES if quick else ENTRIES
+    repeat = QUICK_REPEAT if quick else REPEAT
+    turns = TURNS // 4 if quick else TURNS
     rows: list[tuple[str, dict[str, float | int | str | None], dict[str, float] | None]] = []
     with tempfile.TemporaryDirectory(prefix="pith-bench-compaction-") as temporary:
         root = Path(temporary)
@@ -205,17 +215,17 @@ def main() -> None:
         small = generate_plain(root / "small", SMALL)
         size_mb = plain.stat().st_size / 1e6
         for label, path in (("no compaction", plain), ("branches + compaction", branched)):
-            ours = pith_times(path, REPEAT)
+            ours = pith_times(path, repeat)
             gc.collect()
-            theirs = pi_times(path, REPEAT)
+            theirs = pi_times(path, repeat)
             rows.append((label, ours, theirs))
-        small_ours = pith_times(small, REPEAT)
-        small_theirs = pi_times(small, REPEAT)
-        turn_small = per_turn_check(small)
-        turn_big = per_turn_check(plain)
+        small_ours = pith_times(small, repeat)
+        small_theirs = pi_times(small, repeat)
+        turn_small = per_turn_check(small, turns)
+        turn_big = per_turn_check(plain, turns)
 
     print(f"session: {entries} entries, {size_mb:.1f} MB (no-compaction file)")
-    print(f"{'case':<38} {'pith ms':>10} {'pi ms':>10} {'ratio':>8}")
+    print(f"{'case':<42} {'pith ms':>10} {'pi ms':>10} {'ratio':>8}")
     mismatches = []
     for label, ours, theirs in rows:
         for key in ("cut", "prepare", "check"):
@@ -228,14 +238,14 @@ def main() -> None:
             pi = theirs.get(key) if theirs else None
             pi_text = f"{pi * 1000:10.2f}" if pi else f"{'-':>10}"
             ratio = f"{mine / pi:8.3f}" if pi else f"{'-':>8}"
-            print(f"{name + ', ' + label:<38} {mine * 1000:10.2f} {pi_text} {ratio}")
+            print(f"{name + ', ' + label:<42} {mine * 1000:10.2f} {pi_text} {ratio}")
         if theirs and (ours["cutIndex"], ours["firstKept"]) != (
             theirs["cutIndex"],
             theirs["firstKept"],
         ):
             mismatches.append(label)
     print()
-    print(f"{'between-turn check':<38} {'pith us':>10} {'pi us':>10}")
+    print(f"{'between-turn check':<42} {'pith us':>10} {'pi us':>10}")
     pi_small = small_theirs["check"] * 1e6 if small_theirs else None
     pi_big = rows[0][2]["check"] * 1e6 if rows[0][2] else None
     for label, mine, pi in (
@@ -243,24 +253,22 @@ def main() -> None:
         (f"{entries} entries (tracker)", turn_big * 1e6, pi_big),
     ):
         pi_text = f"{pi:10.1f}" if pi else f"{'-':>10}"
-        print(f"{label:<38} {mine:10.1f} {pi_text}")
+        print(f"{label:<42} {mine:10.1f} {pi_text}")
     print(
-        f"{f'{SMALL} entries (pith full check)':<38} {float(small_ours['check'] or 0) * 1e6:10.1f}"
+        f"{f'{SMALL} entries (pith full check)':<42} {float(small_ours['check'] or 0) * 1e6:10.1f}"
     )
     big_full = float(rows[0][1]["check"] or 0) * 1e6
-    print(f"{f'{entries} entries (pith full check)':<38} {big_full:10.1f}")
+    print(f"{f'{entries} entries (pith full check)':<42} {big_full:10.1f}")
 
-    ours, theirs = rows[0][1], rows[0][2]
-    figures: dict[str, object] = {
-        "entries": entries,
-        "cut_ms": round(float(ours["cut"] or 0) * 1000, 2),
-        "prepare_ms": round(float(ours["prepare"] or 0) * 1000, 1),
-    }
-    if theirs:
-        figures["pi_cut_ms"] = round(theirs["cut"] * 1000, 2)
-        figures["cut_ratio"] = round(float(ours["cut"] or 0) / theirs["cut"], 3)
-        figures["pi_prepare_ms"] = round(theirs["prepare"] * 1000, 1)
-        figures["prepare_ratio"] = round(float(ours["prepare"] or 0) / theirs["prepare"], 3)
+    figures: dict[str, object] = {"entries": entries}
+    for prefix, (_, ours, theirs) in zip(("", "branched_"), rows, strict=True):
+        for key in ("cut", "prepare", "check"):
+            mine = float(ours[key] or 0)
+            figures[f"{prefix}{key}_pith_ms"] = round(mine * 1000, 3)
+            if theirs:
+                figures[f"{prefix}{key}_pi_ms"] = round(theirs[key] * 1000, 3)
+                figures[f"{prefix}{key}_ratio"] = round(mine / theirs[key], 3)
+    if rows[0][2]:
         figures["target"] = "<=1.0"
     else:
         figures["pi"] = "oracle-not-installed"

@@ -28,11 +28,11 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
 from pith.extensions._combine import describe_error
+from pith.extensions._entry_points import CACHE_NAME, EntryPointRecord, installed_entry_points
 from pith.extensions._registry import Extension
 from pith.extensions._runner import HANDLER_ERRORS, ExtensionRunner
 
@@ -83,7 +83,7 @@ def discover_extensions(options: LoadOptions) -> tuple[list[ExtensionSpec], list
     problems: list[str] = []
     disabled = {entry[1:].strip() for entry in options.setting_entries if entry[:1] in "-!"}
     found: list[ExtensionSpec] = []
-    builtins, packages = _entry_points(problems)
+    builtins, packages = _entry_points(options.agent_dir / "cache" / CACHE_NAME, problems)
     found.extend(builtins)
     if not options.no_extensions:
         found.extend(packages)
@@ -176,16 +176,18 @@ async def load_extensions(runner: ExtensionRunner, specs: Sequence[ExtensionSpec
 # --- sources ----------------------------------------------------------------------------------
 
 
-def _entry_points(problems: list[str]) -> tuple[list[ExtensionSpec], list[ExtensionSpec]]:
+def _entry_points(
+    cache_file: Path, problems: list[str]
+) -> tuple[list[ExtensionSpec], list[ExtensionSpec]]:
     builtins: list[ExtensionSpec] = []
     packages: list[ExtensionSpec] = []
     try:
-        points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        points = installed_entry_points(ENTRY_POINT_GROUP, cache_file)
     except Exception as error:  # a broken distribution's metadata
         problems.append(f"cannot read installed extensions: {error}")
         return [], []
     for point in points:
-        distribution = point.dist.name if point.dist is not None else ""
+        distribution = point.distribution
         is_builtin = distribution == BUILTIN_DISTRIBUTION
         spec = ExtensionSpec(
             point.name,
@@ -200,9 +202,13 @@ def _entry_points(problems: list[str]) -> tuple[list[ExtensionSpec], list[Extens
     return builtins, packages
 
 
-def _entry_point_loader(point: metadata.EntryPoint) -> Callable[[], Register]:
+def _entry_point_loader(point: EntryPointRecord) -> Callable[[], Register]:
     def load() -> Register:
-        target = point.load()
+        # `module:attribute.path [extras]`, imported as importlib.metadata would.
+        module_name, _, attribute = point.value.partition("[")[0].partition(":")
+        target: object = importlib.import_module(module_name.strip())
+        for part in filter(None, attribute.strip().split(".")):
+            target = getattr(target, part)
         return _register_of(target, point.value)
 
     return load
