@@ -7,6 +7,7 @@ import shutil
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -120,6 +121,7 @@ def run_batch(config: BatchConfig, stderr: TextIO | None = None) -> BatchOutcome
             run_local(todo, files, config.spec, workers, gate, recorder, abort)
 
     failure: list[BaseException] = []
+    finished = threading.Event()
 
     def guarded() -> None:
         try:
@@ -127,13 +129,16 @@ def run_batch(config: BatchConfig, stderr: TextIO | None = None) -> BatchOutcome
         except BaseException as error:  # handed to the main thread
             failure.append(error)
             abort.set()
+        finally:
+            finished.set()
 
     driver = threading.Thread(target=guarded, name="pith-batch-driver", daemon=True)
     with _terminate_as_interrupt():
         driver.start()
-        while driver.is_alive():
+        while not finished.is_set():
+            # A plain sleep: an interrupted Thread.join can leave the thread looking finished.
             try:
-                driver.join(0.2)
+                time.sleep(0.1)
             except KeyboardInterrupt:
                 # Running tasks are stopped and recorded as aborted; nothing new starts.
                 abort.set()
