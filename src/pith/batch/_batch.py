@@ -82,6 +82,17 @@ def run_batch(config: BatchConfig, stderr: TextIO | None = None) -> BatchOutcome
         from pith.batch._ray import require_ray
 
         require_ray()
+        from pith.batch._ray import connect, disconnect
+
+        connect(config.ray_address)
+        try:
+            return _run(config, tasks, stderr)
+        finally:
+            disconnect()
+    return _run(config, tasks, stderr)
+
+
+def _run(config: BatchConfig, tasks: list[Task], stderr: TextIO | None) -> BatchOutcome:
     out = config.out
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ from pith.batch._tasks import Task
 from pith.batch._workspace import WorkspaceError, prepare_workspace
 from pith.errors import InputError
 
-__all__ = ["RayPlan", "pack", "require_ray", "run_ray", "unpack"]
+__all__ = ["RayPlan", "connect", "disconnect", "pack", "require_ray", "run_ray", "unpack"]
 
 _WATCH = 0.5
 
@@ -139,6 +139,27 @@ def _remote_task(
         finished.set()
 
 
+def connect(address: str) -> None:
+    """Join the cluster at `address` (from the main thread: Ray installs signal handlers)."""
+    import logging
+
+    import ray
+
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        raise InputError(
+            f"--ray {address}: cannot connect to a Ray cluster there ({error}); start one with "
+            "`ray start --head` (docs/batch.md)"
+        ) from None
+
+
+def disconnect() -> None:
+    import ray
+
+    ray.shutdown()
+
+
 def run_ray(
     config: RayPlan,
     tasks: list[Task],
@@ -147,15 +168,9 @@ def run_ray(
     reporter: Reporter,
     abort: threading.Event,
 ) -> None:
-    import logging
-
     import ray
 
-    ray.init(address=config.address, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        _drive(ray, config, tasks, files, gate, reporter, abort)
-    finally:
-        ray.shutdown()
+    _drive(ray, config, tasks, files, gate, reporter, abort)
 
 
 def _drive(

@@ -1,0 +1,122 @@
+"""`pith batch --ray`: the same tasks on a local Ray cluster give the rows a local run gives."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pith.testing import FakeServer
+from tests.batch.helpers import agent_env, reply, rows_by_id, run_batch, write_call, write_tasks
+
+pytestmark = pytest.mark.ray
+
+# Ray swaps 127.0.0.1 for the machine's outward address unless this is "0"; the tests keep
+# every Ray socket on loopback.
+LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def ray_address() -> Iterator[str]:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        pytest.fail("Ray is not installed: pip install -e '.[dev,ray]' (scripts/test does)")
+    ray_bin = Path(sys.executable).parent / "ray"
+    port = _free_port()
+    # Not under tmp_path: Ray's Unix socket paths under it pass the 107-byte limit.
+    temp = tempfile.mkdtemp(prefix="pith-ray-")
+    log = Path(temp) / "start.log"
+    command = [str(ray_bin), "start", "--head", "--block", "--node-ip-address", "127.0.0.1"]
+    command += ["--port", str(port), "--temp-dir", temp, "--include-dashboard=false"]
+    command += ["--num-cpus", "2", "--disable-usage-stats", "--object-store-memory", "100000000"]
+    with log.open("wb") as out:
+        head = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **LOOPBACK},
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 180
+        while "Ray runtime started" not in log.read_text(errors="replace"):
+            if head.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"ray start failed:\n{log.read_text(errors='replace')}")
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}"
+    finally:
+        # The head and everything it started share its process group: stop exactly those.
+        head.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            head.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)
+        head.wait()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _script() -> dict[str, Any]:
+    usage = {"input": 50, "output": 5}
+    return {
+        "turns": [
+            {**write_call("a", "app.py", "print('hello')\n"), "usage": usage},
+            reply("a", "Fixed.", usage=usage),
+            reply("b", "Looked.", usage=usage),
+        ]
+    }
+
+
+def test_a_ray_run_gives_the_rows_of_a_local_run(tmp_path: Path, ray_address: str) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("print('helo')\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "a", "cwd": "src", "prompt": "[a] fix", "check": "grep -q hello app.py"},
+            {"id": "b", "cwd": "src", "prompt": "[b] look", "check": "exit 4", "setup": "true"},
+        ],
+    )
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    for engine, args in (("local", ()), ("ray", ("--ray", ray_address))):
+        out = tmp_path / engine
+        with FakeServer(_script()) as server:
+            env = {**agent_env(tmp_path / engine, server), **LOOPBACK}
+            done = run_batch(tasks, out, env, *args)
+        assert done.returncode == 1, done.stderr
+        results[engine] = rows_by_id(out)
+        for task_id in ("a", "b"):
+            assert (out / task_id / "session.jsonl").is_file()
+            assert (out / task_id / "workspace" / "app.py").is_file()
+    for task_id in ("a", "b"):
+        local, ray = results["local"][task_id], results["ray"][task_id]
+        assert ray["engine"] == "ray"
+        assert isinstance(ray["pid"], int)
+        assert ray["host"] == socket.gethostname()
+        different = {"engine", "host", "pid", "seconds"}
+        assert {k: v for k, v in ray.items() if k not in different} == {
+            k: v for k, v in local.items() if k not in different
+        }
+        for name in ("diff.patch", "stdout.txt", "check.txt"):
+            local_file = tmp_path / "local" / task_id / name
+            assert (tmp_path / "ray" / task_id / name).read_text() == local_file.read_text()
+    assert results["ray"]["a"]["status"] == "done"
+    assert results["ray"]["b"]["status"] == "failed"
