@@ -18,7 +18,16 @@ from typing import Any
 import pytest
 
 from pith.testing import FakeServer
-from tests.batch.helpers import agent_env, reply, rows_by_id, run_batch, write_call, write_tasks
+from tests.batch.helpers import (
+    agent_env,
+    batch_command,
+    reply,
+    rows_by_id,
+    run_batch,
+    write_call,
+    write_tasks,
+)
+from tests.batch.test_local_batch import _alive
 
 pytestmark = pytest.mark.ray
 
@@ -120,3 +129,64 @@ def test_a_ray_run_gives_the_rows_of_a_local_run(tmp_path: Path, ray_address: st
             assert (tmp_path / "ray" / task_id / name).read_text() == local_file.read_text()
     assert results["ray"]["a"]["status"] == "done"
     assert results["ray"]["b"]["status"] == "failed"
+
+
+def test_ctrl_c_on_ray_aborts_the_running_tasks(tmp_path: Path, ray_address: str) -> None:
+    (tmp_path / "src").mkdir()
+    pid_files = {name: tmp_path / f"{name}.pid" for name in ("slow1", "slow2")}
+
+    def sleeper(name: str) -> dict[str, Any]:
+        command = f"sleep 600 & echo $! > {pid_files[name]}; wait"
+        return {
+            "match": [f"[{name}]"],
+            "tool_calls": [{"name": "bash", "arguments": {"command": command}}],
+        }
+
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": name, "cwd": "src", "prompt": f"[{name}] go"} for name in pid_files],
+    )
+    out = tmp_path / "out"
+    with FakeServer({"turns": [sleeper(name) for name in pid_files]}) as server:
+        env = {**agent_env(tmp_path, server), **LOOPBACK}
+        # --yes: the pid files are outside the workspace, which the permission rules ask about
+        command = batch_command(tasks, out, "--model", "fake/m", "--yes", "--ray", ray_address)
+        process = subprocess.Popen(
+            command,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        deadline = time.monotonic() + 180
+        while not all(p.is_file() and p.read_text().strip() for p in pid_files.values()):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the sleepers did not start"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    by_id = rows_by_id(out)
+    assert {row["status"] for row in by_id.values()} == {"aborted"}
+    assert {row["engine"] for row in by_id.values()} == {"ray"}
+    for name, pid_file in pid_files.items():
+        assert not _alive(int(pid_file.read_text()))
+        assert (out / name / "session.jsonl").is_file()  # the folder came back
+    assert "stopped: interrupted" in stdout
+
+
+def test_an_address_nobody_answers_is_refused_at_once(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "a", "cwd": "src", "prompt": "p"}])
+    with FakeServer({"turns": []}) as server:
+        done = run_batch(
+            tasks,
+            tmp_path / "out",
+            agent_env(tmp_path, server),
+            "--ray",
+            f"127.0.0.1:{_free_port()}",
+        )
+    assert done.returncode == 2
+    assert "nothing answers there" in done.stderr
+    assert not (tmp_path / "out").exists()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+import socket
 import sys
 import tarfile
 import tempfile
@@ -145,12 +146,27 @@ def connect(address: str) -> None:
 
     import ray
 
+    _reachable(address)
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as error:
         raise InputError(
             f"--ray {address}: cannot connect to a Ray cluster there ({error}); start one with "
             "`ray start --head` (docs/batch.md)"
+        ) from None
+
+
+def _reachable(address: str) -> None:
+    """A `host:port` nobody listens on fails here at once (Ray itself retries for minutes)."""
+    host, _, port = address.rpartition(":")
+    if "://" in address or not host or not port.isdigit():
+        return  # "auto", ray://... : left to Ray
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+    except OSError as error:
+        raise InputError(
+            f"--ray {address}: nothing answers there ({error.strerror or error}); start a "
+            "cluster with `ray start --head --port PORT` or check the address (docs/batch.md)"
         ) from None
 
 
@@ -248,8 +264,6 @@ def _collect(ray: Any, ref: Any, task: Task, files: TaskFiles, started: float) -
 
 
 def _driver_row(task: Task, status: str, started: float, error: str) -> dict[str, Any]:
-    import socket
-
     return {
         "id": task.id,
         "status": status,
