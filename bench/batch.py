@@ -1,7 +1,7 @@
-"""`pith batch` throughput: tasks per minute with 1, 2 and 4 workers locally and on a local
-Ray cluster, and the overhead per task over a plain loop of `pith -p` runs.
+"""`pith batch` throughput: tasks per minute with 1, 2 and N workers locally and on a local
+Ray cluster (N CPUs), and the overhead per task over a plain loop of `pith -p` runs.
 
-    python bench/batch.py [TASKS]
+    python bench/batch.py [TASKS [N]]        (defaults: 8 tasks, N = 4)
 
 Every task is the same one-reply prompt against pith's fake model server over HTTP on
 127.0.0.1 (each task makes one request), in a small folder that is copied per task. Three
@@ -17,9 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,12 +25,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import contextlib
 
 from _common import summary
-from pith.testing import FakeServer, configure_agent_dir, subprocess_env
-
-LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+from pith.testing import (
+    RAY_LOOPBACK,
+    FakeServer,
+    configure_agent_dir,
+    local_ray_cluster,
+    subprocess_env,
+)
 
 
 def _script(count: int) -> dict[str, object]:
@@ -101,75 +101,42 @@ def _sdk(root: Path, agent: Path, count: int) -> float:
     return time.perf_counter() - started
 
 
-def _ray_cluster(temp: str) -> tuple[subprocess.Popen[bytes], str] | None:
+def _has_ray() -> bool:
     try:
         import ray  # noqa: F401
     except ImportError:
-        return None
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log = Path(temp) / "start.log"
-    command = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block"]
-    command += ["--node-ip-address", "127.0.0.1", "--port", str(port), "--temp-dir", temp]
-    command += ["--include-dashboard=false", "--disable-usage-stats", "--num-cpus", "4"]
-    command += ["--object-store-memory", "100000000"]
-    with log.open("wb") as out:
-        head = subprocess.Popen(
-            command,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **LOOPBACK},
-            start_new_session=True,
-        )
-    deadline = time.monotonic() + 180
-    while "Ray runtime started" not in log.read_text(errors="replace"):
-        if head.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"ray start failed: {log.read_text(errors='replace')}")
-        time.sleep(0.2)
-    return head, f"127.0.0.1:{port}"
-
-
-def _stop(head: subprocess.Popen[bytes]) -> None:
-    head.send_signal(signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        head.wait(timeout=30)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(head.pid, signal.SIGKILL)
-    head.wait()
+        return False
+    return True
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    most = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+    worker_counts = sorted({1, 2, most})
     per_minute: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="pith-bench-batch-") as tmp:
         root = Path(tmp)
         _project(root)
         _tasks(root, count)
-        runs = 3 + 2 + 1 + 1  # three worker counts, two baselines, Ray, warm-up
+        runs = 2 * len(worker_counts) + 2 + 1  # local and Ray runs, two baselines, warm-up
         with FakeServer(_script(count * (runs + 2))) as server:
             agent = configure_agent_dir(root / "agent", server)
-            env = subprocess_env(agent, **LOOPBACK)
+            env = subprocess_env(agent, **RAY_LOOPBACK)
             _loop(root, env, 1)  # warm caches (bytecode, page cache)
             loop = _loop(root, env, count)
             sdk = _sdk(root, agent, count)
-            for workers in (1, 2, 4):
+            for workers in worker_counts:
                 seconds = _batch(root, env, f"out-{workers}", "--workers", str(workers))
                 per_minute[f"local_{workers}"] = count * 60 / seconds
                 if workers == 1:
                     one_worker = seconds
-            ray_temp = tempfile.mkdtemp(prefix="pith-ray-")
-            try:
-                cluster = _ray_cluster(ray_temp)
-                if cluster is not None:
-                    head, address = cluster
-                    try:
-                        seconds = _batch(root, env, "out-ray", "--ray", address, "--workers", "4")
-                        per_minute["ray_4"] = count * 60 / seconds
-                    finally:
-                        _stop(head)
-            finally:
-                shutil.rmtree(ray_temp, ignore_errors=True)
+            if _has_ray():
+                # Each run connects anew: the figures include joining the cluster.
+                with local_ray_cluster(num_cpus=most) as address:
+                    for workers in worker_counts:
+                        flags = ("--ray", address, "--workers", str(workers))
+                        seconds = _batch(root, env, f"out-ray-{workers}", *flags)
+                        per_minute[f"ray_{workers}"] = count * 60 / seconds
     for name, value in per_minute.items():
         print(f"{name}: {value:.1f} tasks/min")
     print(

@@ -216,12 +216,23 @@ def test_a_bad_tasks_file_runs_nothing(tmp_path: Path, source: Path) -> None:
     assert not out.exists()
 
 
-def test_session_options_are_refused(tmp_path: Path, source: Path) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--no-session",), "--no-session does not apply to a batch"),
+        (("--cpus-per-task", "2"), "--cpus-per-task goes with --ray"),
+    ],
+)
+def test_options_that_do_not_apply_are_refused(
+    tmp_path: Path, source: Path, args: tuple[str, ...], message: str
+) -> None:
     tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "a", "cwd": "src", "prompt": "p"}])
     with FakeServer({"turns": []}) as server:
-        done = run_batch(tasks, tmp_path / "out", agent_env(tmp_path, server), "--no-session")
+        done = run_batch(tasks, tmp_path / "out", agent_env(tmp_path, server), *args)
     assert done.returncode == 2
-    assert "--no-session does not apply to a batch" in done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_max_cost_stops_starting_tasks(tmp_path: Path, source: Path) -> None:

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
 import signal
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pith.testing import FakeServer
+from pith.testing import RAY_LOOPBACK, FakeServer, RayStartError, local_ray_cluster
 from tests.batch.helpers import (
     agent_env,
     batch_command,
@@ -31,10 +26,6 @@ from tests.batch.test_local_batch import _alive
 
 pytestmark = pytest.mark.ray
 
-# Ray swaps 127.0.0.1 for the machine's outward address unless this is "0"; the tests keep
-# every Ray socket on loopback.
-LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
-
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -44,43 +35,16 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def ray_address() -> Iterator[str]:
+    """One cluster for the module: starting one takes seconds of both cores."""
     try:
         import ray  # noqa: F401
     except ImportError:
         pytest.fail("Ray is not installed: pip install -e '.[dev,ray]' (scripts/test does)")
-    ray_bin = Path(sys.executable).parent / "ray"
-    port = _free_port()
-    # Not under tmp_path: Ray's Unix socket paths under it pass the 107-byte limit.
-    temp = tempfile.mkdtemp(prefix="pith-ray-")
-    log = Path(temp) / "start.log"
-    command = [str(ray_bin), "start", "--head", "--block", "--node-ip-address", "127.0.0.1"]
-    command += ["--port", str(port), "--temp-dir", temp, "--include-dashboard=false"]
-    command += ["--num-cpus", "2", "--disable-usage-stats", "--object-store-memory", "100000000"]
-    with log.open("wb") as out:
-        head = subprocess.Popen(
-            command,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, **LOOPBACK},
-            start_new_session=True,
-        )
     try:
-        deadline = time.monotonic() + 180
-        while "Ray runtime started" not in log.read_text(errors="replace"):
-            if head.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"ray start failed:\n{log.read_text(errors='replace')}")
-            time.sleep(0.2)
-        yield f"127.0.0.1:{port}"
-    finally:
-        # The head and everything it started share its process group: stop exactly those.
-        head.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            head.wait(timeout=30)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(head.pid, signal.SIGKILL)
-        head.wait()
-        shutil.rmtree(temp, ignore_errors=True)
+        with local_ray_cluster(num_cpus=2) as address:
+            yield address
+    except RayStartError as error:
+        pytest.fail(str(error))
 
 
 def _script() -> dict[str, Any]:
@@ -108,7 +72,7 @@ def test_a_ray_run_gives_the_rows_of_a_local_run(tmp_path: Path, ray_address: st
     for engine, args in (("local", ()), ("ray", ("--ray", ray_address))):
         out = tmp_path / engine
         with FakeServer(_script()) as server:
-            env = {**agent_env(tmp_path / engine, server), **LOOPBACK}
+            env = {**agent_env(tmp_path / engine, server), **RAY_LOOPBACK}
             done = run_batch(tasks, out, env, *args)
         assert done.returncode == 1, done.stderr
         results[engine] = rows_by_id(out)
@@ -148,7 +112,7 @@ def test_ctrl_c_on_ray_aborts_the_running_tasks(tmp_path: Path, ray_address: str
     )
     out = tmp_path / "out"
     with FakeServer({"turns": [sleeper(name) for name in pid_files]}) as server:
-        env = {**agent_env(tmp_path, server), **LOOPBACK}
+        env = {**agent_env(tmp_path, server), **RAY_LOOPBACK}
         # --yes: the pid files are outside the workspace, which the permission rules ask about
         command = batch_command(tasks, out, "--model", "fake/m", "--yes", "--ray", ray_address)
         process = subprocess.Popen(
@@ -174,6 +138,28 @@ def test_ctrl_c_on_ray_aborts_the_running_tasks(tmp_path: Path, ray_address: str
         assert not _alive(int(pid_file.read_text()))
         assert (out / name / "session.jsonl").is_file()  # the folder came back
     assert "stopped: interrupted" in stdout
+
+
+def test_cpus_per_task_is_what_a_task_takes_on_the_cluster(
+    tmp_path: Path, ray_address: str
+) -> None:
+    # The module's cluster has 2 CPUs: with --cpus-per-task 2 only one task fits at a time,
+    # even with both sent at once (--workers 2). Each task holds a lock folder from its setup
+    # to its check; a second task inside that stretch fails its setup (status error).
+    (tmp_path / "src").mkdir()
+    lock = tmp_path / "lock"
+    step = {"cwd": "src", "setup": f"mkdir {lock}", "check": f"rmdir {lock}"}
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": name, "prompt": f"[{name}] hi", **step} for name in ("a", "b")],
+    )
+    script = {"turns": [reply("a", "A."), reply("b", "B.")]}
+    with FakeServer(script) as server:
+        env = {**agent_env(tmp_path, server), **RAY_LOOPBACK}
+        flags = ("--ray", ray_address, "--workers", "2", "--cpus-per-task", "2")
+        done = run_batch(tasks, tmp_path / "out", env, *flags)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {row["status"] for row in rows_by_id(tmp_path / "out").values()} == {"done"}
 
 
 def test_an_address_nobody_answers_is_refused_at_once(tmp_path: Path) -> None:

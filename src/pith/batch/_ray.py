@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pith.batch._engine import Gate, Reporter
-from pith.batch._task_run import RunSpec, TaskFiles, execute_task
+from pith.batch._task_run import RunSpec, TaskFiles, error_row, execute_task
 from pith.batch._tasks import Task
 from pith.batch._workspace import WorkspaceError, prepare_workspace
 from pith.errors import InputError
@@ -184,20 +184,10 @@ def run_ray(
     reporter: Reporter,
     abort: threading.Event,
 ) -> None:
-    import ray
+    """Run `tasks` as Ray tasks until all ran or `gate` says to start no more."""
+    import ray as ray_module
 
-    _drive(ray, config, tasks, files, gate, reporter, abort)
-
-
-def _drive(
-    ray: Any,
-    config: RayPlan,
-    tasks: list[Task],
-    files: dict[str, TaskFiles],
-    gate: Gate,
-    reporter: Reporter,
-    abort: threading.Event,
-) -> None:
+    ray: Any = ray_module  # Ray's hints do not know the `.remote` of a remote class
     remote = ray.remote(num_cpus=config.cpus_per_task, max_retries=0)(_remote_task)
     flag = ray.remote(num_cpus=0)(_Flag).remote()
     agent_dir = _agent_dir()
@@ -221,7 +211,7 @@ def _drive(
             try:
                 prepare_workspace(task.cwd, files[task.id].workspace)
             except (WorkspaceError, OSError) as error:
-                reporter.finished(_driver_row(task, "error", started, f"workspace: {error}"))
+                reporter.finished(error_row(task, spec, started, f"workspace: {error}"))
                 continue
             archive = ray.put(pack(files[task.id].folder))
             running[remote.remote(task, archive, spec, agent, flag)] = (task, started)
@@ -233,7 +223,7 @@ def _drive(
         ready, _ = ray.wait(list(running), num_returns=1, timeout=0.2)
         for ref in ready:
             task, started = running.pop(ref)
-            reporter.finished(_collect(ray, ref, task, files[task.id], started))
+            reporter.finished(_collect(ray, ref, task, files[task.id], spec, started))
 
 
 def pack_empty() -> bytes:
@@ -251,28 +241,15 @@ def _slots(ray: Any, config: RayPlan) -> int:
     return max(1, int(cpus // max(config.cpus_per_task, 0.01)))
 
 
-def _collect(ray: Any, ref: Any, task: Task, files: TaskFiles, started: float) -> dict[str, Any]:
+def _collect(
+    ray: Any, ref: Any, task: Task, files: TaskFiles, spec: RunSpec, started: float
+) -> dict[str, Any]:
     try:
         row, archive = ray.get(ref)
     except Exception as error:  # the node died, the task could not run there...
-        return _driver_row(task, "error", started, f"ray: {type(error).__name__}: {error}")
+        return error_row(task, spec, started, f"ray: {type(error).__name__}: {error}")
     import shutil
 
     shutil.rmtree(files.folder, ignore_errors=True)
     unpack(archive, files.folder)
     return dict(row)
-
-
-def _driver_row(task: Task, status: str, started: float, error: str) -> dict[str, Any]:
-    return {
-        "id": task.id,
-        "status": status,
-        "exit": None,
-        "check": {"command": task.check, "exit": None} if task.check else None,
-        "seconds": round(time.monotonic() - started, 3),
-        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0},
-        "engine": "ray",
-        "host": socket.gethostname(),
-        "pid": None,
-        "error": error,
-    }

@@ -22,7 +22,7 @@ from pith.batch._results import session_usage
 from pith.batch._tasks import Task
 from pith.batch._workspace import WorkspaceError, diff_since, prepare_workspace, snapshot
 
-__all__ = ["RunSpec", "TaskFiles", "execute_task", "run_task", "task_status"]
+__all__ = ["RunSpec", "TaskFiles", "error_row", "execute_task", "run_task", "task_status"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ def run_task(
     try:
         prepare_workspace(task.cwd, files.workspace)
     except (WorkspaceError, OSError, shutil.Error) as error:
-        return _row(task, spec, "error", started, error=f"workspace: {error}")
+        return error_row(task, spec, started, f"workspace: {error}")
     return execute_task(task, files, spec, abort, on_start=on_start, started=started)
 
 
@@ -140,7 +140,7 @@ def execute_task(
         status,
         started,
         agent=agent,
-        check=None if not task.check else {"command": task.check, "exit": check_exit},
+        check_exit=check_exit,
         usage=session_usage(files.session).to_json(),
         error=error if status == "error" else None,
     )
@@ -205,6 +205,11 @@ class _Steps:
         return ended
 
 
+def error_row(task: Task, spec: RunSpec, started: float, error: str) -> dict[str, Any]:
+    """The row of a task that ended with `error` before its agent ran (workspace, node)."""
+    return _row(task, spec, "error", started, error=error)
+
+
 def _row(
     task: Task,
     spec: RunSpec,
@@ -212,7 +217,7 @@ def _row(
     started: float,
     *,
     agent: Ended | None = None,
-    check: dict[str, Any] | None = None,
+    check_exit: int | None = None,
     usage: dict[str, Any] | None = None,
     error: str | None = None,
 ) -> dict[str, Any]:
@@ -220,7 +225,7 @@ def _row(
         "id": task.id,
         "status": status,
         "exit": agent.exit if agent is not None else None,
-        "check": check,
+        "check": {"command": task.check, "exit": check_exit} if task.check else None,
         "seconds": round(time.monotonic() - started, 3),
         "usage": usage or {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0},
         "engine": spec.engine,

@@ -43,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=_positive_int, help="tasks at once (default: the cores)")
     p.add_argument("--ray", metavar="ADDRESS", help="run on this Ray cluster (host:port, auto)")
     p.add_argument(
-        "--cpus-per-task", type=_positive_float, default=1.0, help="Ray CPUs per task (default 1)"
+        "--cpus-per-task", type=_positive_float, help="with --ray: CPUs a task takes (default 1)"
     )
     p.add_argument("--timeout", type=_positive_float, help="seconds per task (setup+agent+check)")
     p.add_argument(
@@ -127,6 +127,11 @@ def run(argv: list[str]) -> int:
     options = batch.parse_args(mine)
     agent_args = [a for a in agent_args if a not in ("-p", "--print")]
     _check_agent_options(agent_args)
+    if options.cpus_per_task is not None and options.ray is None:
+        raise InputError(
+            "batch: --cpus-per-task goes with --ray (locally, --workers says how many tasks "
+            "run at once)"
+        )
     from pith.batch import BatchConfig, RunSpec, format_summary, run_batch, summary_json
 
     config = BatchConfig(
@@ -139,7 +144,7 @@ def run(argv: list[str]) -> int:
         ),
         workers=options.workers,
         ray_address=options.ray,
-        cpus_per_task=options.cpus_per_task,
+        cpus_per_task=options.cpus_per_task or 1.0,
         max_cost=options.max_cost,
     )
     outcome = run_batch(config)
