@@ -38,16 +38,28 @@ def parser() -> argparse.ArgumentParser:
             "write an extension's own flags as --flag=value. Docs: docs/batch.md."
         ),
     )
-    p.add_argument("tasks", help="the tasks file: one JSON object a line")
-    p.add_argument("--out", required=True, help="the output folder (a re-run resumes it)")
-    p.add_argument("--workers", type=_positive_int, help="tasks at once (default: the cores)")
+    p.add_argument("tasks", metavar="TASKS.jsonl", help="the tasks file: one JSON object a line")
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="the output folder (a re-run resumes it)"
+    )
+    p.add_argument(
+        "--workers", type=_positive_int, metavar="N", help="tasks at once (default: the cores)"
+    )
     p.add_argument("--ray", metavar="ADDRESS", help="run on this Ray cluster (host:port, auto)")
     p.add_argument(
-        "--cpus-per-task", type=_positive_float, help="with --ray: CPUs a task takes (default 1)"
+        "--cpus-per-task",
+        type=_positive_float,
+        metavar="C",
+        help="with --ray: CPUs a task takes (default 1)",
     )
-    p.add_argument("--timeout", type=_positive_float, help="seconds per task (setup+agent+check)")
     p.add_argument(
-        "--max-cost", type=_positive_float, help="start no task once the batch cost this ($)"
+        "--timeout", type=_positive_float, metavar="S", help="seconds per task (setup+agent+check)"
+    )
+    p.add_argument(
+        "--max-cost",
+        type=_positive_float,
+        metavar="USD",
+        help="start no task once the batch cost this ($)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p
