@@ -24,7 +24,9 @@ from tests.batch.helpers import (
 )
 from tests.batch.test_local_batch import _alive
 
-pytestmark = pytest.mark.ray
+# One xdist worker takes every test here (scripts/test runs `--dist loadgroup`), so the whole
+# suite starts one Ray cluster, not one per worker.
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 
 
 def _free_port() -> int:
