@@ -40,6 +40,15 @@ def test_parallel_tasks_each_in_their_own_workspace(tmp_path: Path, source: Path
             reply("c", "Nothing to do.", usage={"input": 100, "output": 10}),
         ]
     }
+    # a and b meet at a barrier in their setups: each waits (a minute at most, then fails)
+    # until both have started, which only two tasks at once can do.
+    started = tmp_path / "started"
+    started.mkdir()
+
+    def barrier(name: str) -> str:
+        wait = f"until [ $(ls {started} | wc -l) -ge 2 ]; do n=$((n+1)); [ $n -lt 1200 ] || exit 1"
+        return f"touch {started}/{name}; n=0; {wait}; sleep 0.05; done"
+
     tasks = write_tasks(
         tmp_path / "tasks.jsonl",
         [
@@ -48,8 +57,14 @@ def test_parallel_tasks_each_in_their_own_workspace(tmp_path: Path, source: Path
                 "cwd": "src",
                 "prompt": "[a] fix the typo",
                 "check": "grep -q hello app.py",
+                "setup": barrier("a"),
             },
-            {"id": "b", "cwd": "src", "prompt": "[b] take notes", "setup": "echo set > setup.flag"},
+            {
+                "id": "b",
+                "cwd": "src",
+                "prompt": "[b] take notes",
+                "setup": f"{barrier('b')}; echo set > setup.flag",
+            },
             {"id": "c", "cwd": "src", "prompt": "[c] look"},
         ],
     )
