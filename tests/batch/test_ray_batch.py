@@ -51,50 +51,62 @@ def ray_address() -> Iterator[str]:
 
 def _script() -> dict[str, Any]:
     usage = {"input": 50, "output": 5}
+    sleep = {"name": "bash", "arguments": {"command": "sleep 600"}}
     return {
         "turns": [
             {**write_call("a", "app.py", "print('hello')\n"), "usage": usage},
             reply("a", "Fixed.", usage=usage),
             reply("b", "Looked.", usage=usage),
+            {"match": ["[bad]"], "fault": {"status": 400, "message": "bad request, no retry"}},
+            {"match": ["[slow]"], "tool_calls": [sleep], "usage": usage},
         ]
     }
 
 
 def test_a_ray_run_gives_the_rows_of_a_local_run(tmp_path: Path, ray_address: str) -> None:
+    # The local batch's cases on both engines: a done task, a failing check, a model error and
+    # a timeout (--timeout leaves the others ample time, the sleeper none).
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("print('helo')\n")
     tasks = write_tasks(
         tmp_path / "tasks.jsonl",
         [
+            {"id": "slow", "cwd": "src", "prompt": "[slow] wait"},  # first: the others overlap it
             {"id": "a", "cwd": "src", "prompt": "[a] fix", "check": "grep -q hello app.py"},
             {"id": "b", "cwd": "src", "prompt": "[b] look", "check": "exit 4", "setup": "true"},
+            {"id": "bad", "cwd": "src", "prompt": "[bad] go", "check": "true"},
         ],
     )
+    ids = ("slow", "a", "b", "bad")
     results: dict[str, dict[str, dict[str, Any]]] = {}
     for engine, args in (("local", ()), ("ray", ("--ray", ray_address))):
         out = tmp_path / engine
         with FakeServer(_script()) as server:
             env = {**agent_env(tmp_path / engine, server), **RAY_LOOPBACK}
-            done = run_batch(tasks, out, env, *args)
+            done = run_batch(tasks, out, env, "--workers", "2", "--timeout", "15", *args)
         assert done.returncode == 1, done.stderr
         results[engine] = rows_by_id(out)
-        for task_id in ("a", "b"):
+        for task_id in ids:
             assert (out / task_id / "session.jsonl").is_file()
             assert (out / task_id / "workspace" / "app.py").is_file()
-    for task_id in ("a", "b"):
+    for task_id in ids:
         local, ray = results["local"][task_id], results["ray"][task_id]
         assert ray["engine"] == "ray"
-        assert isinstance(ray["pid"], int)
         assert ray["host"] == socket.gethostname()
         different = {"engine", "host", "pid", "seconds"}
         assert {k: v for k, v in ray.items() if k not in different} == {
             k: v for k, v in local.items() if k not in different
         }
         for name in ("diff.patch", "stdout.txt", "check.txt"):
-            local_file = tmp_path / "local" / task_id / name
-            assert (tmp_path / "ray" / task_id / name).read_text() == local_file.read_text()
-    assert results["ray"]["a"]["status"] == "done"
-    assert results["ray"]["b"]["status"] == "failed"
+            local_file, ray_file = (
+                tmp_path / engine / task_id / name for engine in ("local", "ray")
+            )
+            assert ray_file.is_file() == local_file.is_file()
+            if local_file.is_file():
+                assert ray_file.read_text() == local_file.read_text()
+    statuses = {task_id: row["status"] for task_id, row in results["ray"].items()}
+    assert statuses == {"a": "done", "b": "failed", "bad": "error", "slow": "timeout"}
+    assert isinstance(results["ray"]["a"]["pid"], int)
 
 
 def test_ctrl_c_on_ray_aborts_the_running_tasks(tmp_path: Path, ray_address: str) -> None:
