@@ -71,6 +71,9 @@ def _git(args: list[str], *, cwd: Path) -> str:
             text=True,
             timeout=_GIT_TIMEOUT,
             stdin=subprocess.DEVNULL,
+            # Out of the terminal's process group: Ctrl+C stops the batch, which then records
+            # the task as aborted, rather than killing a clone half-way into an `error` row.
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise InputError("git is not installed; pith batch needs it for workspaces") from None
