@@ -17,6 +17,7 @@ _SUBCOMMANDS: dict[str, str] = {
     "guard": "see how the tool guard would run a bash command (plan)",
     "mcp": "add, remove and list MCP servers in mcp.json",
     "auth": "save, list and remove provider API keys in auth.json (login, list, logout)",
+    "batch": "run a JSON-lines file of tasks, each in its own workspace (locally or on Ray)",
 }
 
 _USAGE = """\
@@ -170,6 +171,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._auth_command import run as run_auth
 
         return run_auth
+    if name == "batch":
+        from pith.cli._batch_command import run as run_batch
+
+        return run_batch
     if name == "guard":
         from pith.cli._guard_command import run as run_guard
 
