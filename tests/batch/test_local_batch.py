@@ -235,6 +235,8 @@ def test_a_bad_tasks_file_runs_nothing(tmp_path: Path, source: Path) -> None:
     ("args", "message"),
     [
         (("--no-session",), "--no-session does not apply to a batch"),
+        (("--list-models",), "--list-models does not apply to a batch"),
+        (("--mode", "json"), "--mode does not apply to a batch"),
         (("--cpus-per-task", "2"), "--cpus-per-task goes with --ray"),
     ],
 )

@@ -11,20 +11,21 @@ from pith.errors import InputError
 
 __all__ = ["run", "split_arguments"]
 
-_FORBIDDEN = {
-    "print": None,
-    "mode": "text",
-    "continue_latest": False,
-    "resume": False,
-    "session": None,
-    "fork": None,
-    "session_dir": None,
-    "session_id": None,
-    "no_session": False,
-    "name": None,
-    "list_models": False,
-    "cwd": None,
-}
+# Agent options a batch sets itself for every task; given on the command line they are refused.
+# Compared with the agent parser's own defaults, so a changed default cannot make one look set.
+_FORBIDDEN = (
+    "mode",
+    "continue_latest",
+    "resume",
+    "session",
+    "fork",
+    "session_dir",
+    "session_id",
+    "no_session",
+    "name",
+    "list_models",
+    "cwd",
+)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -120,10 +121,9 @@ def _check_agent_options(agent_args: list[str]) -> None:
         options, _unknown = p.parse_known_args(agent_args)
     except argparse.ArgumentError as error:
         raise InputError(f"batch: {error}") from None
-    for name, default in _FORBIDDEN.items():
-        if name == "print":
-            continue
-        if getattr(options, name, default) != default:
+    defaults, _ = p.parse_known_args([])
+    for name in _FORBIDDEN:
+        if getattr(options, name) != getattr(defaults, name):
             flag = "--" + name.replace("_", "-")
             raise InputError(
                 f"batch: {flag} does not apply to a batch (each task gets its own session in "
