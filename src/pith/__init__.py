@@ -11,8 +11,8 @@ This package is also pith's Python API (docs/sdk.md)::
 `import pith` stays cheap: the names below load what they need on first use.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here or in pith.cli._main: the `--version` path
+# would import `__future__` for nothing (these modules' annotations are valid at run time).
 from pith._version import __version__
 
 # Not `from typing import TYPE_CHECKING`: `pith --version` and every `import pith` would pay for
