@@ -1,7 +1,5 @@
 """Entry point: dispatch to a subcommand, turn failures into one-line messages."""
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable, Sequence
 
@@ -96,11 +94,11 @@ def _require_working_directory() -> None:
     (`mkdir x && cd x && rmdir ../x`) is named here rather than failing somewhere inside."""
     import os
 
-    from pith.errors import InputError
-
     try:
         os.getcwd()
     except FileNotFoundError:
+        from pith.errors import InputError
+
         raise InputError(
             "the current folder no longer exists (it was removed or renamed after the shell "
             "entered it); cd to an existing folder and run pith again"
