@@ -105,8 +105,17 @@ def _require_working_directory() -> None:
         ) from None
 
 
+def _keep_compiled_code() -> None:
+    """Before the layers load: dataclasses' compiled code comes from `<agent dir>/cache`."""
+    from pith._agent_dir import agent_dir
+    from pith._compile_cache import install
+
+    install(str(agent_dir() / "cache"))
+
+
 def _dispatch(args: list[str]) -> int:
     if not args:
+        _keep_compiled_code()
         from pith.cli._agent_command import run as run_agent
 
         return run_agent(args)
@@ -131,6 +140,7 @@ def _dispatch(args: list[str]) -> int:
 
         print(f"pith {__version__}")
         return 0
+    _keep_compiled_code()
     command = args[0]
     if command in _SUBCOMMANDS:
         runner = _subcommand(command)

@@ -1,18 +1,8 @@
-"""Where pith keeps its files."""
+"""Where pith keeps its files (the rule itself lives in `pith._agent_dir`, which the command line
+reads before any layer loads)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from pith._agent_dir import AGENT_DIR_ENV, agent_dir
 
 __all__ = ["AGENT_DIR_ENV", "agent_dir"]
-
-AGENT_DIR_ENV = "PITH_AGENT_DIR"
-
-
-def agent_dir() -> Path:
-    """`$PITH_AGENT_DIR`, else `~/.pith/agent` (settings, models.json, sessions, skills...)."""
-    configured = os.environ.get(AGENT_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".pith" / "agent"

@@ -60,6 +60,9 @@ def bash(project: Path, user: object, command: str, project_rules: object = None
         (".envrc", ".envrc"),
         (".vscode/tasks.json", ".vscode"),
         (f"{HOME}/.pith/agent/trust.json", "agent dir"),
+        # start-up caches whose contents pith runs or loads: compiled code, entry points
+        (f"{HOME}/.pith/agent/cache/dataclass-code.marshal", "agent dir"),
+        (f"{HOME}/.pith/agent/cache/entry-points.json", "agent dir"),
         (f"{HOME}/.gitconfig", "~/.gitconfig"),
     ],
 )
