@@ -182,7 +182,7 @@ async def _run_in(
     *,
     interactive: bool = False,
 ) -> int:
-    from pith.app import SessionOptions, build_prompts, read_piped_stdin, run_print_mode
+    from pith.app import SessionOptions, build_prompts, read_piped_stdin
     from pith.session import encode_entry
 
     cwd, settings = parsed.cwd, parsed.settings
@@ -244,6 +244,8 @@ async def _run_in(
             )
         finally:
             await session.shutdown()
+    from pith.app import run_print_mode  # not before: the terminal UI never loads it
+
     header = json.loads(encode_entry(store.header))
     await session.start()
     try:
