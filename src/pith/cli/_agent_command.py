@@ -24,8 +24,10 @@ if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
 
     from pith.ai import ModelChoice, ModelRegistry
     from pith.app import RpcConnection
+    from pith.cli._early_editor import EarlyEditor
     from pith.cli._startup import PreparedRun
     from pith.extensions import ExtensionUI
+    from pith.resources import TrustChoice, TrustQuestion
     from pith.sdk import AskTrust
     from pith.session import SessionStore
 
@@ -112,13 +114,20 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
-    return asyncio.run(_main(argv))
+    from pith.cli._early_editor import start_early_editor
+
+    early = start_early_editor(argv)
+    try:
+        return asyncio.run(_main(argv, early))
+    finally:
+        if early is not None:
+            early.stop()
 
 
-async def _main(argv: list[str]) -> int:
+async def _main(argv: list[str], early: EarlyEditor | None = None) -> int:
     from pith.ai import ModelRegistry
 
-    parsed = await prepare_run(argv, parser, ask=_trust_asker(argv))
+    parsed = await prepare_run(argv, parser, ask=_trust_asker(argv, early))
     options, settings, home, cwd = parsed.options, parsed.settings, parsed.agent_dir, parsed.cwd
     registry = ModelRegistry.load(home)
     for warning in registry.warnings:
@@ -142,6 +151,8 @@ async def _main(argv: list[str]) -> int:
     from pith.app.session import SessionChoice, open_store
 
     if options.resume and interactive and not _combined_with_resume(options):
+        if early is not None:
+            early.stop()
         picked = await _pick_session(cwd, home, options.session_dir, values.session_dir)
         if picked is None:
             return 0
@@ -165,7 +176,15 @@ async def _main(argv: list[str]) -> int:
         return 0
     try:
         return await _run_in(
-            store, options, registry, choice, messages, files, parsed, interactive=interactive
+            store,
+            options,
+            registry,
+            choice,
+            messages,
+            files,
+            parsed,
+            interactive=interactive,
+            early=early,
         )
     finally:
         store.close()
@@ -181,6 +200,7 @@ async def _run_in(
     parsed: PreparedRun,
     *,
     interactive: bool = False,
+    early: EarlyEditor | None = None,
 ) -> int:
     from pith.app import SessionOptions, build_prompts, read_piped_stdin
     from pith.session import encode_entry
@@ -240,7 +260,11 @@ async def _run_in(
         await session.start()
         try:
             return await run_interactive(
-                session, agent_dir=parsed.agent_dir, first=prompts.first, rest=prompts.rest
+                session,
+                agent_dir=parsed.agent_dir,
+                first=prompts.first,
+                rest=prompts.rest,
+                typed=early.typed if early is not None else None,
             )
         finally:
             await session.shutdown()
@@ -281,15 +305,24 @@ def _is_interactive(print_mode: bool, mode: str) -> bool:
     return not print_mode and mode == "text" and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _trust_asker(argv: list[str]) -> AskTrust | None:
+def _trust_asker(argv: list[str], early: EarlyEditor | None = None) -> AskTrust | None:
     """Who answers the project-trust question: the terminal in the interactive mode (read
-    from `argv` before it is fully parsed), else nobody (an undecided project is untrusted)."""
+    from `argv` before it is fully parsed), else nobody (an undecided project is untrusted).
+    The early editor goes before the question is put."""
     scripted = any(arg in ("-p", "--print", "--mode") or arg.startswith("--mode=") for arg in argv)
     if scripted or not _is_interactive(False, "text"):
         return None
     from pith.app.modes.interactive import ask_trust
 
-    return ask_trust
+    if early is None:
+        return ask_trust
+
+    async def ask(question: TrustQuestion) -> TrustChoice | None:
+        assert early is not None
+        early.stop()
+        return await ask_trust(question)
+
+    return ask
 
 
 def _terminal_ui() -> ExtensionUI:
