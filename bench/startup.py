@@ -8,6 +8,8 @@ Rows, each the best of several fresh processes, pith's and Pi's taken in turns:
 - **print**: `pith -p hi` and `pi -p hi` against pith's fake model server (one short answer),
   start to exit, in a scratch project with an empty agent folder holding only `models.json`.
 - **first_request** (pith only): from the process start until that request reaches the server.
+- **print_rss** (memory, not time): the peak resident memory of the `-p` process on each side
+  (`wait4`'s `ru_maxrss`, the process itself, children not counted), the least of a few runs.
 
 Each side runs the way a user runs it: pith through the `pith` script next to this Python
 (`--pith` names another, e.g. an older checkout's, for a comparison), Pi through its Node and
@@ -124,6 +126,22 @@ def best_in_turns(commands: list[Command], scratch: Scratch, runs: int) -> list[
     return [min(each) for each in times]
 
 
+def peak_rss_mb(command: Command, scratch: Scratch) -> float:
+    """The peak resident memory of one run of `command`, in MiB (Linux reports KiB)."""
+    process = subprocess.Popen(
+        command,
+        cwd=scratch.work,
+        env=scratch.env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _pid, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"startup: {' '.join(command)} failed ({process.returncode})")
+    return usage.ru_maxrss / 1024
+
+
 ICOUNT = re.compile(rb"Collected : (\d+)")
 
 
@@ -157,7 +175,7 @@ def main() -> None:
     pi_prompt = ["-p", "--provider", "fake", "--model", "fake-model", "--no-session", "hi"]
     # The print row asks once per run and warm-up on each side, first_request once per run;
     # spare turns cover a retry (the server does not mind turns left over).
-    total = (runs + 1) * 2 + runs + 4
+    total = (runs + 1) * 2 + runs + 2 * 3 + 4
     script = {"turns": [{"text": "ok"} for _ in range(total)]}
     figures: dict[str, object] = {}
     rows: list[tuple[str, float, float | None]] = []
@@ -182,6 +200,17 @@ def main() -> None:
             delays.append(server.timings()[served][0] - started)
             served += 1
         first = min(delays)
+        memory_runs = 2 if options.quick else 3
+        rss = min(
+            peak_rss_mb([*pith, *prompt, "--no-session"], scratch) for _ in range(memory_runs)
+        )
+        figures["print_rss_pith_mb"] = round(rss, 1)
+        if with_pi:
+            pi_rss = min(
+                peak_rss_mb([*pi_command(), *pi_prompt], scratch) for _ in range(memory_runs)
+            )
+            figures["print_rss_pi_mb"] = round(pi_rss, 1)
+            figures["print_rss_ratio"] = round(rss / pi_rss, 2)
         if options.icount:
             for row, args in (("version", ["--version"]), ("print", [*prompt, "--no-session"])):
                 count = instructions([*pith, *args], scratch)
@@ -199,6 +228,8 @@ def main() -> None:
         print(line)
     print(f"{'first_request':<16} {first * 1000:9.1f}")
     figures["first_request_pith_ms"] = round(first * 1000, 1)
+    pi_rss_text = f" (Pi {figures['print_rss_pi_mb']} MiB)" if "print_rss_pi_mb" in figures else ""
+    print(f"{'print peak RSS':<16} {figures['print_rss_pith_mb']:9} MiB{pi_rss_text}")
     for key, value in figures.items():
         if key.endswith("_minstr"):
             print(f"{key:<28} {value} M instructions")

@@ -51,7 +51,13 @@ BENCHES: dict[str, tuple[str, ...]] = {
 arguments that ask it for the rows of this table only."""
 
 NOTES: dict[str, tuple[str, ...]] = {
-    "startup": ("python_ms", "first_request_pith_ms"),
+    "startup": (
+        "python_ms",
+        "first_request_pith_ms",
+        "print_rss_pith_mb",
+        "print_rss_pi_mb",
+        "print_rss_ratio",
+    ),
     "truncate": ("path",),
     "session_open": ("size_mb", "pi_messages"),
     "compaction": ("decision_mismatch",),

@@ -172,8 +172,9 @@ def _declared_all(tree: ast.Module) -> list[str] | None:
 
 def _bound_names(tree: ast.Module, root: str) -> set[str]:
     """Names a module binds at its top level: what it defines, and what it imports from its
-    own project (`root`). Imports from the standard library or other projects, and
-    `TYPE_CHECKING` blocks (which bind nothing at run time), do not count."""
+    own project (`root`). Imports from the standard library or other projects,
+    `TYPE_CHECKING` blocks (which bind nothing at run time), and a `TYPE_CHECKING = False` flag
+    (set instead of importing `typing`), do not count."""
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
@@ -185,6 +186,8 @@ def _bound_names(tree: ast.Module, root: str) -> set[str]:
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            if ast.unparse(node) == "TYPE_CHECKING = False":
+                names.discard("TYPE_CHECKING")
         elif isinstance(node, ast.AnnAssign | ast.AugAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
     return names

@@ -94,11 +94,19 @@ def test_all_must_match_the_public_names(tmp_path: Path) -> None:
                 __all__ = ["Thing", "missing_name"]
             """,
             "app/_impl.py": "class Thing: ...\ndef helper(): ...\n",
+            "app/flag/__init__.py": """\
+                TYPE_CHECKING = False
+                if TYPE_CHECKING:
+                    from app._impl import Thing
+                DEBUG = False
+                __all__: list[str] = []
+            """,
         },
     )
     assert all_violations(modules) == [
         "app: __all__ lacks VERSION, helper",
         "app: __all__ names unbound missing_name",
+        "app.flag: __all__ lacks DEBUG",
     ]
 
 

@@ -11,13 +11,13 @@ This package is also pith's Python API (docs/sdk.md)::
 `import pith` stays cheap: the names below load what they need on first use.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING
-
+# No `from __future__ import annotations` here or in pith.cli._main: the `--version` path
+# would import `__future__` for nothing (these modules' annotations are valid at run time).
 from pith._version import __version__
 
+# Not `from typing import TYPE_CHECKING`: `pith --version` and every `import pith` would pay for
+# importing `typing` (checkers treat any `TYPE_CHECKING` name as true).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pith.agent import (
         AgentEnd,
@@ -158,6 +158,8 @@ def __getattr__(name: str) -> object:
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'pith' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -37,6 +37,7 @@ def test_the_docs_with_shell_examples_have_runnable_snippets() -> None:
     expected = {"README.md", "examples/extensions/README.md"} | {
         f"docs/{name}.md"
         for name in (
+            "batch",
             "compaction",
             "export",
             "extensions",

@@ -611,10 +611,13 @@ def test_script_can_be_a_file(tmp_path: Path) -> None:
 
 def test_public_surface() -> None:
     assert pith.testing.__all__ == [
+        "RAY_LOOPBACK",
         "FakeServer",
         "FakeServerProcess",
+        "RayStartError",
         "ScriptError",
         "configure_agent_dir",
+        "local_ray_cluster",
         "subprocess_env",
     ]
 

@@ -16,6 +16,8 @@ import msgspec
 from pith.json_input import JsonInputError, check_json_limits
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx2
 
 __all__ = ["EventStream", "JsonObject", "StatusError", "endpoint_description", "transport_kind"]
@@ -50,7 +52,8 @@ class EventStream:
             **headers,
         }
         self.client = httpx2.AsyncClient(
-            timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_SECONDS))
+            timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_SECONDS)),
+            verify=_tls_for(url),
         )
 
     async def events(self, body: JsonObject) -> AsyncIterator[tuple[JsonObject, int, Headers]]:
@@ -66,6 +69,18 @@ class EventStream:
                 raise StatusError(response.status_code, json_or_text(raw), headers)
             async for event in _server_sent_events(response):
                 yield event, response.status_code, headers
+
+
+def _tls_for(url: str) -> ssl.SSLContext | bool:
+    """`True` (the system's certificates) for an https endpoint. A plain-http one, such as a
+    local model server, gets a context that loads no certificates: loading them costs more
+    than a short run's whole start-up, and a request that is somehow sent over TLS after all
+    fails verification instead of going out unchecked."""
+    if url[:8].lower() == "https://":
+        return True
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 async def _server_sent_events(response: httpx2.Response) -> AsyncIterator[JsonObject]:

@@ -1,30 +1,70 @@
-"""Wiring: sessions, tools, extensions and resources put together, and the run modes."""
+"""Wiring: sessions, tools, extensions and resources put together, and the run modes.
 
-from pith.app.modes import failure_line, run_print_mode
-from pith.app.modes.rpc import RpcConnection
-from pith.app.session import (
-    AgentSession,
-    AgentSettled,
-    AutoRetryEnd,
-    AutoRetryStart,
-    ForkOutcome,
-    PromptOutcome,
-    Prompts,
-    SessionEvent,
-    SessionListener,
-    SessionOptions,
-    ToolRunError,
-    TreeNavigation,
-    add_extension_flags,
-    apply_extension_flags,
-    build_agent_session,
-    build_prompts,
-    event_to_json,
-    load_extension_runner,
-    load_project_extensions,
-    read_piped_stdin,
-    run_tool,
-)
+Each name loads its module on first use, so `pith -p` does not import the RPC mode, the
+HTML export or the terminal UI it never runs.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pith.app.modes import failure_line, run_print_mode
+    from pith.app.modes.rpc import RpcConnection
+    from pith.app.session import (
+        AgentSession,
+        AgentSettled,
+        AutoRetryEnd,
+        AutoRetryStart,
+        ForkOutcome,
+        PromptOutcome,
+        Prompts,
+        SessionEvent,
+        SessionListener,
+        SessionOptions,
+        ToolRunError,
+        TreeNavigation,
+        add_extension_flags,
+        apply_extension_flags,
+        build_agent_session,
+        build_prompts,
+        event_to_json,
+        load_extension_runner,
+        load_project_extensions,
+        read_piped_stdin,
+        run_tool,
+    )
+
+_HOMES = {
+    "pith.app.modes": (
+        "failure_line",
+        "run_print_mode",
+    ),
+    "pith.app.modes.rpc": ("RpcConnection",),
+    "pith.app.session": (
+        "AgentSession",
+        "AgentSettled",
+        "AutoRetryEnd",
+        "AutoRetryStart",
+        "ForkOutcome",
+        "PromptOutcome",
+        "Prompts",
+        "SessionEvent",
+        "SessionListener",
+        "SessionOptions",
+        "ToolRunError",
+        "TreeNavigation",
+        "add_extension_flags",
+        "apply_extension_flags",
+        "build_agent_session",
+        "build_prompts",
+        "event_to_json",
+        "load_extension_runner",
+        "load_project_extensions",
+        "read_piped_stdin",
+        "run_tool",
+    ),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "AgentSession",
@@ -52,3 +92,19 @@ __all__ = [
     "run_print_mode",
     "run_tool",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module on first use (then kept here)."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

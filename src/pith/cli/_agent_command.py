@@ -114,14 +114,28 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
+    import gc
+
     from pith.cli._early_editor import start_early_editor
 
     early = start_early_editor(argv)
+    # Start-up builds what lives for the whole run (modules, classes, the session), and the
+    # collector would only walk it again and again; it is back on once the session is
+    # assembled (`_collect_from_here`), with what start-up built frozen out of its way.
+    gc.disable()
     try:
         return asyncio.run(_main(argv, early))
     finally:
+        gc.enable()
         if early is not None:
             early.stop()
+
+
+def _collect_from_here() -> None:
+    import gc
+
+    gc.freeze()
+    gc.enable()
 
 
 async def _main(argv: list[str], early: EarlyEditor | None = None) -> int:
@@ -251,6 +265,7 @@ async def _run_in(
         ),
         warn,
     )
+    _collect_from_here()
     if rpc is not None or prompts is None:
         assert rpc is not None
         return await rpc.serve(session)  # starts and shuts down the session itself

@@ -1,7 +1,5 @@
 """Entry point: dispatch to a subcommand, turn failures into one-line messages."""
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable, Sequence
 
@@ -17,6 +15,7 @@ _SUBCOMMANDS: dict[str, str] = {
     "guard": "see how the tool guard would run a bash command (plan)",
     "mcp": "add, remove and list MCP servers in mcp.json",
     "auth": "save, list and remove provider API keys in auth.json (login, list, logout)",
+    "batch": "run a JSON-lines file of tasks, each in its own workspace (locally or on Ray)",
 }
 
 _USAGE = """\
@@ -95,11 +94,11 @@ def _require_working_directory() -> None:
     (`mkdir x && cd x && rmdir ../x`) is named here rather than failing somewhere inside."""
     import os
 
-    from pith.errors import InputError
-
     try:
         os.getcwd()
     except FileNotFoundError:
+        from pith.errors import InputError
+
         raise InputError(
             "the current folder no longer exists (it was removed or renamed after the shell "
             "entered it); cd to an existing folder and run pith again"
@@ -170,6 +169,10 @@ def _subcommand(name: str) -> Callable[[list[str]], int]:
         from pith.cli._auth_command import run as run_auth
 
         return run_auth
+    if name == "batch":
+        from pith.cli._batch_command import run as run_batch
+
+        return run_batch
     if name == "guard":
         from pith.cli._guard_command import run as run_guard
 

@@ -1,29 +1,76 @@
 """The in-process API behind `pith`'s public names (see docs/sdk.md), and the session creation
-the `pith` command's own subcommands use."""
+the `pith` command's own subcommands use.
 
-from pith.sdk._assemble import (
-    ResourceChoice,
-    SessionSetup,
-    Warn,
-    assemble_session,
-    choose_thinking,
-    load_session_resources,
-)
-from pith.sdk._catalog import list_models
-from pith.sdk._create import SessionSource, create_session, open_session, print_warning
-from pith.sdk._events import EventStream
-from pith.sdk._models import (
-    COMMAND_LINE,
-    PYTHON,
-    Wording,
-    add_local_models,
-    choose_model,
-    no_model_hint,
-    pick_model,
-)
-from pith.sdk._project import AskTrust, Project, load_project, untrusted_notice
-from pith.sdk._report import ContextReport, context_report
-from pith.sdk._session import Session
+Each name loads its module on first use: the `pith` command takes only the steps it runs.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pith.sdk._assemble import (
+        ResourceChoice,
+        SessionSetup,
+        Warn,
+        assemble_session,
+        choose_thinking,
+        load_session_resources,
+    )
+    from pith.sdk._catalog import list_models
+    from pith.sdk._create import SessionSource, create_session, open_session, print_warning
+    from pith.sdk._events import EventStream
+    from pith.sdk._models import (
+        COMMAND_LINE,
+        PYTHON,
+        Wording,
+        add_local_models,
+        choose_model,
+        no_model_hint,
+        pick_model,
+    )
+    from pith.sdk._project import AskTrust, Project, load_project, untrusted_notice
+    from pith.sdk._report import ContextReport, context_report
+    from pith.sdk._session import Session
+
+_HOMES = {
+    "pith.sdk._assemble": (
+        "ResourceChoice",
+        "SessionSetup",
+        "Warn",
+        "assemble_session",
+        "choose_thinking",
+        "load_session_resources",
+    ),
+    "pith.sdk._catalog": ("list_models",),
+    "pith.sdk._create": (
+        "SessionSource",
+        "create_session",
+        "open_session",
+        "print_warning",
+    ),
+    "pith.sdk._events": ("EventStream",),
+    "pith.sdk._models": (
+        "COMMAND_LINE",
+        "PYTHON",
+        "Wording",
+        "add_local_models",
+        "choose_model",
+        "no_model_hint",
+        "pick_model",
+    ),
+    "pith.sdk._project": (
+        "AskTrust",
+        "Project",
+        "load_project",
+        "untrusted_notice",
+    ),
+    "pith.sdk._report": (
+        "ContextReport",
+        "context_report",
+    ),
+    "pith.sdk._session": ("Session",),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "COMMAND_LINE",
@@ -53,3 +100,19 @@ __all__ = [
     "print_warning",
     "untrusted_notice",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module on first use (then kept here)."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -4,12 +4,34 @@ Argument normalization (`_arguments`), tool-name repair (`_names`), and pipeline
 bash — planned on the parsed command (`_plan`), executed by the wrapped bash tool and
 projected onto the full output (`_tools`, `_project`). Wired to pith by `_extension`.
 See docs/guard.md.
+
+Each name loads its module on first use: registering the extension does not import the shell
+parser, which only a bash call needs.
 """
 
-from pith.ext.guard._arguments import Rename, normalize_arguments
-from pith.ext.guard._extension import register
-from pith.ext.guard._names import repair_tool_name
-from pith.ext.guard._plan import GuardPlan, View, plan_command
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pith.ext.guard._arguments import Rename, normalize_arguments
+    from pith.ext.guard._extension import register
+    from pith.ext.guard._names import repair_tool_name
+    from pith.ext.guard._plan import GuardPlan, View, plan_command
+
+_HOMES = {
+    "pith.ext.guard._arguments": (
+        "Rename",
+        "normalize_arguments",
+    ),
+    "pith.ext.guard._extension": ("register",),
+    "pith.ext.guard._names": ("repair_tool_name",),
+    "pith.ext.guard._plan": (
+        "GuardPlan",
+        "View",
+        "plan_command",
+    ),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "GuardPlan",
@@ -20,3 +42,19 @@ __all__ = [
     "register",
     "repair_tool_name",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module on first use (then kept here)."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

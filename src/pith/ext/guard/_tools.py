@@ -20,14 +20,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pith.agent import AbortSignal, Tool, ToolResult, UpdateCallback
 from pith.ai import UNSET, TextContent, to_builtins
 from pith.ext.guard._arguments import normalize_arguments
 from pith.ext.guard._output_tail import count_newlines, read_tail
-from pith.ext.guard._plan import GuardPlan, plan_command
-from pith.ext.guard._project import apply_views
 from pith.tools import (
     BACKGROUND_NOTE,
     DEFAULT_FULL_OUTPUT_MAX_BYTES,
@@ -38,6 +36,9 @@ from pith.tools import (
     format_size,
     write_output_file,
 )
+
+if TYPE_CHECKING:
+    from pith.ext.guard._plan import GuardPlan
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -156,6 +157,10 @@ class GuardedTool:
         """The plan for `command` as the shell runs it: after the bash tool's command prefix
         (the `shellCommandPrefix` setting), which must leave the plan as it is — a prefix that
         sets `pipefail` or `LC_ALL`, or prints anything, leaves the command untouched."""
+        # Imported on the first bash call: the shell parser is a large share of a start-up
+        # that may never run a command (`pith -p` answering in words).
+        from pith.ext.guard._plan import GuardPlan, plan_command
+
         plan = plan_command(command)
         prefix = getattr(self.inner, "command_prefix", None)
         if not plan.changed or not isinstance(prefix, str) or not prefix.strip():
@@ -251,6 +256,8 @@ class GuardedTool:
         shell = find_shell(getattr(self.inner, "shell_path", None))
         target = os.open(run.shown, os.O_WRONLY | os.O_APPEND)
         try:
+            from pith.ext.guard._project import apply_views
+
             directory = plan.view_directory(self._cwd())  # where the shell was: `cd logs && …`
             with output.open() as reader:
                 projection = await apply_views(plan.views, reader, target, directory, shell, signal)

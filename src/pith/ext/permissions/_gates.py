@@ -28,16 +28,19 @@ import os
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pith.ext.permissions._bash import BashAnalysis, CommandUnit, PathAccess, analyze_bash
-from pith.ext.permissions._bash_wrappers import PRIVILEGE
 from pith.ext.permissions._control import ControlArea, control_area, names_area, secret_area
 from pith.ext.permissions._mcp import mcp_name
 from pith.ext.permissions._path_arguments import MAX_PATH_ARGUMENTS, PathArgument, path_arguments
 from pith.ext.permissions._paths import PathForms, path_forms, tool_path_forms
 from pith.ext.permissions._rules import PATH_TOOLS, STRICTNESS, Rule, Ruleset, State, Verdict
 from pith.ext.permissions._suggest import suggest_command, suggest_path
+
+if TYPE_CHECKING:
+    # The bash analysis is imported by the first bash call it judges: most of the gates'
+    # weight, which a run that never calls bash (or never calls a tool) need not load.
+    from pith.ext.permissions._bash import BashAnalysis, CommandUnit, PathAccess
 
 __all__ = ["Decision", "Finding", "Gate", "Situation", "decide", "decide_root", "tool_path"]
 
@@ -417,6 +420,8 @@ def _unresolved_matters(rules: Ruleset, modes: frozenset[str]) -> bool:
 
 def _privileged(unit: CommandUnit) -> bool:
     """`sudo …`, `doas …`, `su -c …`, `pkexec …`, `runuser …`: runs as another user."""
+    from pith.ext.permissions._bash_wrappers import PRIVILEGE
+
     return any(text.split(" ", 1)[0].rsplit("/", 1)[-1] in PRIVILEGE for text in unit.texts)
 
 
@@ -562,16 +567,21 @@ def decide(
     arguments: Mapping[str, object],
     situation: Situation,
     *,
-    analyze: Callable[[str, str, str], BashAnalysis] = analyze_bash,
+    analyze: Callable[[str, str, str], BashAnalysis] | None = None,
     parameters: Mapping[str, object] | None = None,
 ) -> Decision:
     """The decision for calling `tool` with `arguments`. `parameters`: the JSON schema of a
-    tool pith does not know (None: not known, every argument is read for paths)."""
+    tool pith does not know (None: not known, every argument is read for paths). `analyze`:
+    what reads a bash command (default: `analyze_bash`)."""
     findings: list[Finding] = []
     path = tool_path(tool, arguments)
     if tool == "bash":
         command = arguments.get("command")
         text = command if isinstance(command, str) else ""
+        if analyze is None:
+            from pith.ext.permissions._bash import analyze_bash
+
+            analyze = analyze_bash
         analysis = analyze(text, situation.cwd, situation.home)
         findings.extend(_bash_findings(rules, text, analysis, situation))
     elif tool not in PATH_TOOLS:
