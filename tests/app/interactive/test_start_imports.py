@@ -1,6 +1,7 @@
-"""What the interactive mode loads before its first reply: the editor comes up without rich's
-Markdown renderer (markdown-it, pygments, rich's tables), which loads with the first reply it
-renders. A guard on behaviour (which modules load, and when), not on time.
+"""What the interactive mode loads before its first reply: the editor comes up without the
+other modes (print, RPC), the HTML export, or rich's Markdown renderer (markdown-it, pygments,
+rich's tables), which loads with the first reply it renders. A guard on behaviour (which
+modules load, and when), not on time.
 
 pith runs in a real pty; a `sitecustomize` on its path records each module as it is imported
 (an audit hook, one line a module), so the record read once the editor shows a typed key is
@@ -29,14 +30,22 @@ def _record(event, args):
 sys.addaudithook(_record)
 """
 
-NOT_BEFORE_THE_FIRST_REPLY = ["rich.markdown", "markdown_it", "pygments", "rich.table"]
+NOT_BEFORE_THE_FIRST_REPLY = [
+    "pith.app.modes._print",
+    "pith.app.modes.rpc",
+    "pith.app.export",
+    "rich.markdown",
+    "markdown_it",
+    "pygments",
+    "rich.table",
+]
 
 
 def imported(log: Path) -> set[str]:
     return set(log.read_text(encoding="utf-8").split())
 
 
-def test_the_editor_comes_up_before_markdown_rendering_loads(tmp_path: Path) -> None:
+def test_the_editor_comes_up_without_other_modes_or_markdown_rendering(tmp_path: Path) -> None:
     hooks = tmp_path / "hooks"
     hooks.mkdir()
     (hooks / "sitecustomize.py").write_text(RECORDER)
