@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from pith.testing import FakeServer
 from tests.app.interactive.terminal import Terminal
@@ -77,3 +78,20 @@ def test_a_bad_option_is_reported_as_without_the_early_editor(tmp_path: Path) ->
         assert term.child.exitstatus == 2
         assert "unrecognized arguments: --no-such" in term.text
         assert "›" not in term.text.split("usage:")[-1]
+
+
+@pytest.mark.parametrize(
+    ("flag", "printed"),
+    [("--help", "usage:"), ("--list-models", "provider"), ("--list", "provider")],
+)
+def test_a_run_that_prints_first_never_draws_the_early_editor(
+    tmp_path: Path, flag: str, printed: str
+) -> None:
+    with FakeServer({"turns": []}) as server, Terminal(tmp_path, server, flag) as term:
+        term.child.expect(pexpect.EOF)
+        term.raw += term.child.before or ""
+        term.child.close()
+        assert term.child.exitstatus == 0
+        assert printed in term.text  # it printed what was asked
+        assert "─" not in term.text
+        assert "›" not in term.text
