@@ -116,9 +116,11 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     import gc
 
-    from pith.cli._early_editor import start_early_editor
+    early = None
+    if sys.platform != "win32":  # it reads the terminal through termios
+        from pith.cli._early_editor import start_early_editor
 
-    early = start_early_editor(argv)
+        early = start_early_editor(argv)
     # Start-up builds what lives for the whole run (modules, classes, the session), and the
     # collector would only walk it again and again; it is back on once the session is
     # assembled (`_collect_from_here`), with what start-up built frozen out of its way.
