@@ -24,8 +24,10 @@ if TYPE_CHECKING:  # imported lazily at run time: `pith --version` stays fast
 
     from pith.ai import ModelChoice, ModelRegistry
     from pith.app import RpcConnection
+    from pith.cli._early_editor import EarlyEditor
     from pith.cli._startup import PreparedRun
     from pith.extensions import ExtensionUI
+    from pith.resources import TrustChoice, TrustQuestion
     from pith.sdk import AskTrust
     from pith.session import SessionStore
 
@@ -114,14 +116,21 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     import gc
 
+    early = None
+    if sys.platform != "win32":  # it reads the terminal through termios
+        from pith.cli._early_editor import start_early_editor
+
+        early = start_early_editor(argv)
     # Start-up builds what lives for the whole run (modules, classes, the session), and the
     # collector would only walk it again and again; it is back on once the session is
     # assembled (`_collect_from_here`), with what start-up built frozen out of its way.
     gc.disable()
     try:
-        return asyncio.run(_main(argv))
+        return asyncio.run(_main(argv, early))
     finally:
         gc.enable()
+        if early is not None:
+            early.stop()
 
 
 def _collect_from_here() -> None:
@@ -131,10 +140,10 @@ def _collect_from_here() -> None:
     gc.enable()
 
 
-async def _main(argv: list[str]) -> int:
+async def _main(argv: list[str], early: EarlyEditor | None = None) -> int:
     from pith.ai import ModelRegistry
 
-    parsed = await prepare_run(argv, parser, ask=_trust_asker(argv))
+    parsed = await prepare_run(argv, parser, ask=_trust_asker(argv, early))
     options, settings, home, cwd = parsed.options, parsed.settings, parsed.agent_dir, parsed.cwd
     registry = ModelRegistry.load(home)
     for warning in registry.warnings:
@@ -158,6 +167,8 @@ async def _main(argv: list[str]) -> int:
     from pith.app.session import SessionChoice, open_store
 
     if options.resume and interactive and not _combined_with_resume(options):
+        if early is not None:
+            early.stop()
         picked = await _pick_session(cwd, home, options.session_dir, values.session_dir)
         if picked is None:
             return 0
@@ -181,7 +192,15 @@ async def _main(argv: list[str]) -> int:
         return 0
     try:
         return await _run_in(
-            store, options, registry, choice, messages, files, parsed, interactive=interactive
+            store,
+            options,
+            registry,
+            choice,
+            messages,
+            files,
+            parsed,
+            interactive=interactive,
+            early=early,
         )
     finally:
         store.close()
@@ -197,8 +216,9 @@ async def _run_in(
     parsed: PreparedRun,
     *,
     interactive: bool = False,
+    early: EarlyEditor | None = None,
 ) -> int:
-    from pith.app import SessionOptions, build_prompts, read_piped_stdin, run_print_mode
+    from pith.app import SessionOptions, build_prompts, read_piped_stdin
     from pith.session import encode_entry
 
     cwd, settings = parsed.cwd, parsed.settings
@@ -257,10 +277,16 @@ async def _run_in(
         await session.start()
         try:
             return await run_interactive(
-                session, agent_dir=parsed.agent_dir, first=prompts.first, rest=prompts.rest
+                session,
+                agent_dir=parsed.agent_dir,
+                first=prompts.first,
+                rest=prompts.rest,
+                typed=early.typed if early is not None else None,
             )
         finally:
             await session.shutdown()
+    from pith.app import run_print_mode  # not before: the terminal UI never loads it
+
     header = json.loads(encode_entry(store.header))
     await session.start()
     try:
@@ -296,15 +322,24 @@ def _is_interactive(print_mode: bool, mode: str) -> bool:
     return not print_mode and mode == "text" and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _trust_asker(argv: list[str]) -> AskTrust | None:
+def _trust_asker(argv: list[str], early: EarlyEditor | None = None) -> AskTrust | None:
     """Who answers the project-trust question: the terminal in the interactive mode (read
-    from `argv` before it is fully parsed), else nobody (an undecided project is untrusted)."""
+    from `argv` before it is fully parsed), else nobody (an undecided project is untrusted).
+    The early editor goes before the question is put."""
     scripted = any(arg in ("-p", "--print", "--mode") or arg.startswith("--mode=") for arg in argv)
     if scripted or not _is_interactive(False, "text"):
         return None
     from pith.app.modes.interactive import ask_trust
 
-    return ask_trust
+    if early is None:
+        return ask_trust
+
+    async def ask(question: TrustQuestion) -> TrustChoice | None:
+        assert early is not None
+        early.stop()
+        return await ask_trust(question)
+
+    return ask
 
 
 def _terminal_ui() -> ExtensionUI:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,16 +36,20 @@ async def run_interactive(
     agent_dir: Path,
     first: str | None = None,
     rest: Sequence[str] = (),
+    typed: Callable[[], tuple[str, bytes]] | None = None,
 ) -> int:
-    """Run until the user quits; the exit code."""
+    """Run until the user quits; the exit code. `typed` ends what stood in for the editor
+    while the session was built (called once the terminal UI is ready to draw): what was
+    typed into it, its text and then the raw keys after it, which the editor takes first."""
     if isinstance(session.ui, PlainUI) or is_plain_terminal():
         return await run_plain(session, first, rest)
     from pith.app.modes.interactive._app import InteractiveApp
 
     app = InteractiveApp(session, agent_dir=agent_dir, color="NO_COLOR" not in os.environ)
+    early = typed() if typed is not None else None
     if isinstance(session.ui, TerminalUI):
         session.ui.bind(app)
-    return await app.run(first, rest)
+    return await app.run(first, rest, typed=early)
 
 
 async def choose_one(title: str, options: Sequence[str]) -> int | None:

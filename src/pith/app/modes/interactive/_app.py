@@ -50,6 +50,9 @@ if TYPE_CHECKING:
 
 __all__ = ["InteractiveApp"]
 
+Typed = tuple[str, bytes]
+"""Text typed before the editor was up, and the raw keys typed after it."""
+
 _REPLAY_MESSAGES = 30
 """Messages of a resumed session shown at start (the rest: /tree)."""
 
@@ -326,10 +329,16 @@ class InteractiveApp:
 
     # --- main -------------------------------------------------------------------------------
 
-    async def run(self, first: str | None = None, rest: Sequence[str] = ()) -> int:
+    async def run(
+        self, first: str | None = None, rest: Sequence[str] = (), *, typed: Typed | None = None
+    ) -> int:
+        """`typed`: what was typed before the editor was up, its text and the keys after it
+        (raw terminal input), taken as if typed into the editor now."""
         self.attach(self.session)
         self.welcome()
         self.refresh_footer()
+        if typed is not None:
+            self._take_typed(*typed)
         spinner = asyncio.get_running_loop().create_task(self._animate())
         if first is not None:
             queued = [first, *rest]
@@ -359,6 +368,21 @@ class InteractiveApp:
             if self._unsubscribe is not None:
                 self._unsubscribe()
         return result or 0
+
+    def _take_typed(self, text: str, keys: bytes) -> None:
+        if text:
+            self.editor.text = text
+            self.editor.cursor_position = len(text)
+        if keys:
+            from prompt_toolkit.input.typeahead import store_typeahead
+            from prompt_toolkit.input.vt100_parser import Vt100Parser
+            from prompt_toolkit.key_binding import KeyPress
+
+            presses: list[KeyPress] = []
+            parser = Vt100Parser(presses.append)
+            parser.feed(keys.decode("utf-8", "replace"))
+            parser.flush()
+            store_typeahead(self.screen.app.input, presses)  # the app reads these first
 
     async def _animate(self) -> None:
         while True:

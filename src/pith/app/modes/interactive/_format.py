@@ -8,10 +8,8 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
 
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.markdown import Heading, Markdown, MarkdownElement
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 __all__ = [
@@ -25,22 +23,6 @@ __all__ = [
 
 PREVIEW_LINES = 5
 """Lines of a tool's output shown under its call until it is expanded."""
-
-
-class _LeftHeading(Heading):
-    """Headings flush left, as a terminal reader expects (rich centres the first level)."""
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        text = self.text.copy()
-        text.justify = "left"
-        yield text
-
-
-class _Markdown(Markdown):
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **Markdown.elements,
-        "heading_open": _LeftHeading,
-    }
 
 
 class Painter:
@@ -74,7 +56,9 @@ class Painter:
     def markdown(self, text: str) -> str:
         if not text.strip():
             return ""
-        return self.render(_Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+        from pith.app.modes.interactive._markdown import markdown  # with the first reply
+
+        return self.render(markdown(text))
 
 
 def _short(text: str, width: int) -> str:
