@@ -95,6 +95,7 @@ ROWS = (
     Row("cut", "compaction", "find the compaction cut point, {entries} entries", 1.0),
     Row("prepare", "compaction", "prepare a compaction, {entries} entries", 1.0),
     Row("start", "tui_latency", "interactive start, keystroke-ready editor", 0.7),
+    Row("start_full", "tui_latency", "interactive start, the whole interface up", 1.0),
 )
 
 

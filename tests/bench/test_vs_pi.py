@@ -217,7 +217,8 @@ def test_several_runs_give_the_median_of_each_column(benches: Path, oracle: Path
     done = vs_pi("--runs", "3", "--json", *only, oracle=oracle)
     assert done.returncode == 0, done.stderr
     assert (benches / "tui_latency.count").read_text() == "3"
-    [start] = json.loads(done.stdout)["rows"]
+    rows = {row["row"]: row for row in json.loads(done.stdout)["rows"]}
+    start = rows["start"]
     assert start["ratios"] == [0.6, 0.1, 0.4]
     assert (start["pith_ms"], start["pi_ms"], start["ratio"], start["met"]) == (240, 600, 0.4, True)
     done = vs_pi("--runs", "0", *only, oracle=oracle)
