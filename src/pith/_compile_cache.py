@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FILE_NAME", "CompileCache", "install"]
 
-FILE_NAME = "dataclass-code.marshal"
+FILE_NAME = f"dataclass-code.{sys.implementation.cache_tag or 'python'}.marshal"
+"""One file per Python version (`dataclass-code.cpython-311.marshal`), so two interpreters
+sharing an agent dir do not replace each other's file on every run."""
 DISABLE_ENV = "PITH_NO_COMPILE_CACHE"
 MAX_ENTRIES = 20_000
 """Past this many texts the file keeps only those one process used (old versions' classes)."""

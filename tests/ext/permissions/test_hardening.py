@@ -61,7 +61,7 @@ def bash(project: Path, user: object, command: str, project_rules: object = None
         (".vscode/tasks.json", ".vscode"),
         (f"{HOME}/.pith/agent/trust.json", "agent dir"),
         # start-up caches whose contents pith runs or loads: compiled code, entry points
-        (f"{HOME}/.pith/agent/cache/dataclass-code.marshal", "agent dir"),
+        (f"{HOME}/.pith/agent/cache/dataclass-code.cpython-311.marshal", "agent dir"),
         (f"{HOME}/.pith/agent/cache/entry-points.json", "agent dir"),
         (f"{HOME}/.gitconfig", "~/.gitconfig"),
     ],
