@@ -16,9 +16,9 @@ pays for it.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from pith._lazy import lazy_names as _lazy_names
 from pith.mcp._config import (
     entry_problem,
     load_mcp_config,
@@ -161,14 +161,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pith.mcp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY, __all__)

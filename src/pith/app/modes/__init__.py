@@ -5,6 +5,8 @@ Each name loads its mode on first use: a print run does not import the RPC serve
 
 from __future__ import annotations
 
+from pith._lazy import lazy_names as _lazy_names
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pith.app.modes._print import failure_line, run_print_mode
@@ -26,17 +28,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """A public name, imported from its module on first use (then kept here)."""
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = _lazy_names(__name__, globals(), _HOME_OF, __all__)
