@@ -39,7 +39,10 @@ BUILD = _load("pith_build_hook", ROOT / "hatch_build.py")
 @cache
 def _native_scan(folder: str) -> Callable[[str], tuple[int, int]]:
     if not shutil.which(str(sysconfig.get_config_var("CC") or "cc").split()[0]):
-        pytest.skip("no C compiler on this machine: only the pure-Python path can be tested")
+        pytest.fail(
+            "the compiled truncation helper is tested by building it, which needs a C compiler "
+            "(cc, or $CC): install one (e.g. apt-get install gcc)"
+        )
     target = Path(folder) / BUILD.extension_filename()
     problem = BUILD.compile_extension(BUILD.SOURCE, target)
     assert problem is None, problem
