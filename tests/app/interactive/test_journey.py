@@ -186,6 +186,7 @@ def test_resume_flag_in_a_terminal_lists_the_sessions_to_choose_from(tmp_path: P
             term.enter()
             term.ready()
             term.wait_for("› remember the word teapot")  # the conversation shown again
+            term.settle()  # the replay drawn in full: keys typed before it can land in the gap
             term.enter("and now?")
             term.wait_for("back again")
             assert term.quit() == 0
